@@ -1,0 +1,48 @@
+# The README's commands. Everything installs into .venv from the pinned lock file.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+LOCK := requirements/lock.txt
+# Build tools come from the lock too, so an install next year builds the same way.
+PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(LOCK)
+
+.PHONY: reproduce test lab lint lock clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) setuptools wheel
+
+# One stamp per set of extras: rerunning is cheap, editing pyproject or the lock reinstalls.
+$(VENV)/.notebooks: $(BIN)/python pyproject.toml $(LOCK)
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks]"
+	touch $@
+
+$(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,dev]"
+	touch $@ $(VENV)/.notebooks
+
+## reproduce: execute every notebook with papermill and write its figures
+reproduce: $(VENV)/.notebooks
+	$(BIN)/python -m evp.cli reproduce
+
+## test: lint, unit and property tests, then nbval over the executed notebooks
+test: $(VENV)/.dev
+	$(BIN)/ruff check evp tests benchmarks
+	$(BIN)/python -m pytest tests
+	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks; \
+	fi
+
+## lab: open JupyterLab on the notebooks
+lab: $(VENV)/.notebooks
+	$(BIN)/jupyter lab notebooks
+
+## lock: re-resolve requirements/lock.txt (needs network; pip-tools installed on the fly)
+lock: $(BIN)/python
+	$(BIN)/python -m pip install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --extra notebooks --extra dev --strip-extras --allow-unsafe \
+		--no-emit-index-url --no-emit-find-links --no-header \
+		-o $(LOCK) pyproject.toml requirements/build.in
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

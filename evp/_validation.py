@@ -1,0 +1,101 @@
+"""Checks at the public boundary: bad input fails loudly, naming the argument."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2)):
+    """Return `scores` as a float array with a dimension in `ndim`, or raise ValueError.
+
+    Accepts lists, numpy arrays and pandas Series (or a one-column DataFrame).
+    Rejects empty input, non-numeric values, NaN and infinities, naming the first
+    offending position.
+    """
+    if hasattr(scores, "to_numpy"):  # pandas Series or DataFrame
+        if getattr(scores, "ndim", 1) == 2:
+            if scores.shape[1] != 1:
+                raise ValueError(
+                    f"{name} must be one column of scores, got a DataFrame with "
+                    f"columns {list(scores.columns)}; pass data[column] instead."
+                )
+            scores = scores.iloc[:, 0]
+        scores = scores.to_numpy()
+    try:
+        array = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be numeric, got {_describe(scores)}"
+        ) from None
+    if array.ndim not in ndim:
+        wanted = " or ".join(f"{d}-D" for d in ndim)
+        raise ValueError(f"{name} must be {wanted}, got a {array.ndim}-D array of "
+                         f"shape {array.shape}")
+    if array.size == 0 or array.shape[-1] == 0:
+        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    finite = np.isfinite(array)
+    if not finite.all():
+        where = tuple(int(i) for i in np.argwhere(~finite)[0])
+        position = where[0] if len(where) == 1 else where
+        raise ValueError(
+            f"{name} must be finite, got {array[where]} at index {position}"
+        )
+    return array
+
+
+def as_ns(ns, name: str = "ns", *, integer: bool = True):
+    """Return budgets `ns` as a 1-D array (int if `integer`), each at least 1."""
+    try:
+        array = np.asarray(ns, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric, got {_describe(ns)}") from None
+    scalar = array.ndim == 0
+    array = np.atleast_1d(array)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a number or a 1-D sequence, got shape "
+                         f"{array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    bad = ~np.isfinite(array) | (array < 1)
+    if bad.any():
+        raise ValueError(f"{name} must be at least 1 and finite, got "
+                         f"{array[bad][0]:g}")
+    if integer:
+        fractional = array != np.round(array)
+        if fractional.any():
+            raise ValueError(f"{name} must be whole numbers, got "
+                             f"{array[fractional][0]:g}")
+        array = array.astype(np.int64)
+    return array, scalar
+
+
+def as_probability(value, name: str, *, closed: bool = False) -> float:
+    """Return `value` as a float in (0, 1), or [0, 1] when `closed`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {_describe(value)}")
+    value = float(value)
+    inside = 0.0 <= value <= 1.0 if closed else 0.0 < value < 1.0
+    if not inside:
+        interval = "[0, 1]" if closed else "(0, 1)"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+    return value
+
+
+def as_choice(value, name: str, choices) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got "
+                         f"{_describe(value)}")
+    return value
+
+
+def as_bool(value, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {_describe(value)}")
+    return bool(value)
