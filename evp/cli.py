@@ -1,6 +1,11 @@
 """The `evp` command line.
 
-    evp reproduce [--only NAME] [-p key=value ...]   run the notebooks (papermill)
+    evp curve RESULTS --score COL [--group COL] [--estimator v|u|w]
+              [--band METHOD --confidence 0.8] [--out FILE.csv|FILE.png]
+    evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
+    evp reproduce [--only NAME] [-p key=value ...]
+
+Bad input gives a one-line message on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -38,6 +43,95 @@ def _notebooks(folder: Path, only: list[str] | None) -> list[Path]:
     return found
 
 
+BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _budgets(text: str | None):
+    if text is None:
+        return None
+    try:
+        return [float(v) if "." in v else int(v) for v in text.split(",")]
+    except ValueError:
+        message = f"--ns expects numbers separated by commas, not {text!r}"
+        raise UsageError(message) from None
+
+
+def _results(args: argparse.Namespace):
+    from evp.datasets import read_results
+
+    return read_results(args.results, score=args.score, group=args.group,
+                        cost=getattr(args, "cost", None))
+
+
+def curve(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from evp.plot import tuning_curve_table
+
+    out = Path(args.out) if args.out else None
+    if out is not None and out.suffix not in (".csv", *FIGURE_SUFFIXES):
+        raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
+                         f"got {out.name}")
+    data = _results(args)
+    options = dict(y="score", hue="group" if args.group else None,
+                   cost="cost" if args.cost else None, estimator=args.estimator,
+                   ns=_budgets(args.ns), band=args.band, confidence=args.confidence,
+                   minimize=args.minimize)
+    table = tuning_curve_table(data, **options)
+    with pd.option_context("display.max_rows", None, "display.width", 120):
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if out is None:
+        return 0
+    if out.suffix == ".csv":
+        table.to_csv(out, index=False)
+    else:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from evp.plot import plot_tuning_curves
+
+        ax = plot_tuning_curves(data, **options, x="cost" if args.cost else "trials")
+        ax.set_ylabel(f"expected best {args.score}")
+        ax.figure.savefig(out, bbox_inches="tight", dpi=150)
+    print(f"wrote {out}")
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from evp.bands import compare as compare_models
+
+    data = _results(args)
+    scores = {}
+    for name in (args.a, args.b):
+        rows = data[data["group"] == name]
+        if rows.empty:
+            groups = ", ".join(map(str, data["group"].unique()))
+            raise UsageError(f"no rounds of model {name!r} in column {args.group!r}; "
+                             f"models: {groups}")
+        scores[name] = rows["score"].to_numpy()
+    ns = _budgets(args.ns)
+    if ns is None:
+        ns = list(range(1, min(map(len, scores.values())) + 1))
+    result = compare_models(scores[args.a], scores[args.b], ns, args.confidence,
+                            method=args.method, minimize=args.minimize)
+    table = pd.DataFrame({
+        "n": result.ns,
+        f"{args.a} lower": result.band_a.lower,
+        f"{args.a} median": result.band_a.estimate,
+        f"{args.a} upper": result.band_a.upper,
+        f"{args.b} lower": result.band_b.lower,
+        f"{args.b} median": result.band_b.estimate,
+        f"{args.b} upper": result.band_b.upper,
+        f"evidence {args.a} beats {args.b}": result.evidence,
+    })
+    with pd.option_context("display.max_rows", None, "display.width", 160):
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    return 0
+
+
 def reproduce(args: argparse.Namespace) -> int:
     folder = Path(args.notebooks)
     if not folder.is_dir():
@@ -64,6 +158,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evp", description="Judge models by their tuning effort.")
     commands = parser.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("results", metavar="RESULTS",
+                        help="search results: .csv, .tsv or .jsonl, one row per round")
+    common.add_argument("--score", required=True, metavar="COL",
+                        help="column of validation scores")
+    common.add_argument("--minimize", action="store_true",
+                        help="scores are losses: lower is better")
+    common.add_argument("--ns", metavar="N,N,...",
+                        help="budgets to report (default 1..B)")
+
+    one = commands.add_parser(
+        "curve", parents=[common], help="tuning curves of one or more models",
+        description="Expected best score after n rounds of random search, its "
+                    "standard deviation, and optional confidence bands.")
+    one.add_argument("--group", metavar="COL", help="column naming the model")
+    one.add_argument("--cost", metavar="COL", help="column of per-round cost")
+    one.add_argument("--estimator", choices=("v", "u", "w"), default="v")
+    one.add_argument("--band", choices=BAND_METHODS,
+                     help="add a median tuning-curve band of this kind")
+    one.add_argument("--confidence", type=float, default=0.8)
+    one.add_argument("--out", metavar="FILE", help="write a .csv table or a figure")
+    one.set_defaults(handler=curve)
+
+    two = commands.add_parser(
+        "compare", parents=[common], help="does model A beat model B?",
+        description="Median tuning-curve bands of two models and, per budget, the "
+                    "evidence that A beats B: strong, fair, weak or none.")
+    two.add_argument("--group", required=True, metavar="COL",
+                     help="column naming the model")
+    two.add_argument("a", metavar="A", help="first model")
+    two.add_argument("b", metavar="B", help="second model")
+    two.add_argument("--confidence", type=float, default=0.8)
+    two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density")
+    two.set_defaults(handler=compare)
+
     run = commands.add_parser(
         "reproduce", help="execute the notebooks with papermill, in place",
         description="Execute every notebook (or those named with --only) in place "
@@ -82,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except (UsageError, ValueError, FileNotFoundError) as error:
+    except (UsageError, ValueError, OSError) as error:
         print(f"evp {args.command}: {error}", file=sys.stderr)
         return 2
 

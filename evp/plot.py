@@ -1,0 +1,191 @@
+"""Tuning-curve plots over tidy search results, in the style of seaborn.
+
+One row per search round: a score column, optionally a model column (``hue``) and a
+cost column. :func:`plot_tuning_curves` draws, per model, the expected best score
+after n rounds with its ±1 standard deviation (Dodge et al. 2019, §3.3), and
+optionally confidence bands (Lourie, Cho and He 2024).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evp._validation import as_choice
+from evp.estimators import (
+    ESTIMATORS,
+    budget_to_reach,
+    expected_max,
+    expected_max_std,
+)
+
+__all__ = ["plot_tuning_curves", "tuning_curve_table"]
+
+
+def _groups(data, score, hue):
+    """(name, scores) pairs, one per model, in order of first appearance."""
+    if data is None:
+        raise ValueError("data must be a DataFrame with one row per search round")
+    for column in (score, hue):
+        if column is not None and column not in data.columns:
+            raise ValueError(f"no column {column!r} in data; columns are "
+                             f"{list(data.columns)}")
+    if hue is None:
+        return [(score, data)]
+    return [(str(name), frame) for name, frame in data.groupby(hue, sort=False)]
+
+
+def tuning_curve_table(
+    data,
+    *,
+    y: str = "score",
+    hue: str | None = None,
+    cost: str | None = None,
+    estimator: str = "v",
+    ns=None,
+    band: str | None = None,
+    confidence: float = 0.8,
+    minimize: bool = False,
+):
+    """Tuning curves of every model as one tidy DataFrame, the data behind the plot.
+
+    Columns: ``model``, ``n``, ``curve`` (the chosen estimator), ``std`` (plug-in
+    standard deviation of the best of n, Dodge et al. 2019 §3.3), ``budget`` (n ×
+    mean cost per round, when `cost` is given), and, when `band` names a CDF-band
+    method, ``band_lower``, ``median``, ``band_upper`` of the median tuning curve at
+    the given `confidence`. Budgets default to 1..B per model (1..B for U as well).
+    """
+    import pandas as pd
+
+    estimator = as_choice(estimator, "estimator", ESTIMATORS)
+    tables = []
+    for name, frame in _groups(data, y, hue):
+        scores = frame[y].to_numpy(dtype=float)
+        n = np.arange(1, len(scores) + 1) if ns is None else np.asarray(ns)
+        table = pd.DataFrame({
+            "model": name,
+            "n": n,
+            "curve": expected_max(scores, n, estimator=estimator, minimize=minimize),
+            "std": expected_max_std(scores, n, minimize=minimize),
+        })
+        if cost is not None:
+            table["budget"] = n * frame[cost].to_numpy(dtype=float).mean()
+        if band is not None:
+            from evp.bands import tuning_curve_band
+
+            result = tuning_curve_band(scores, n, confidence, method=band,
+                                       minimize=minimize)
+            table["band_lower"] = result.lower
+            table["median"] = result.estimate
+            table["band_upper"] = result.upper
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)
+
+
+def plot_tuning_curves(
+    data=None,
+    *,
+    y: str = "score",
+    hue: str | None = None,
+    cost: str | None = None,
+    estimator: str = "v",
+    ns=None,
+    std: bool = True,
+    band: str | None = None,
+    confidence: float = 0.8,
+    target: float | None = None,
+    x: str = "trials",
+    logx: bool = True,
+    minimize: bool = False,
+    palette=None,
+    ax=None,
+):
+    """Plot expected-best-score curves per model, seaborn style; return the Axes.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Search results, one row per round.
+    y : str
+        Column of scores.
+    hue : str, optional
+        Column naming the model of each round: one curve per model.
+    cost : str, optional
+        Column of the cost of each round (e.g. training seconds).
+    estimator : {"v", "u", "w"}
+        Estimator of the expected maximum (see :func:`evp.expected_max`).
+    ns : array_like, optional
+        Budgets; default 1..B for each model.
+    std : bool
+        Shade ±1 standard deviation of the best of n, clipped to the observed score
+        range (Dodge et al. 2019, §3.3): the best score can never leave it.
+    band : str, optional
+        A CDF-band method ("dkw", "ks", "ld_equal_tailed", "ld_highest_density"):
+        also draw the median tuning curve (dashed) and its simultaneous confidence
+        band (hatched) at `confidence` (Lourie, Cho and He 2024).
+    target : float, optional
+        Draw dotted guides at this score and at the budget each model needs to
+        reach it in expectation (:func:`evp.budget_to_reach`).
+    x : {"trials", "cost"}
+        Horizontal axis: rounds of search, or expected cost (rounds × mean cost of
+        a round of that model; needs `cost`), as in Dodge et al. (2019), Fig. 1.
+    logx : bool
+        Logarithmic horizontal axis.
+    minimize : bool
+        Scores are losses (lower is better).
+    palette : seaborn palette, optional
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    x = as_choice(x, "x", ("trials", "cost"))
+    if x == "cost" and cost is None:
+        raise ValueError("x='cost' needs the cost column: pass cost=")
+    table = tuning_curve_table(data, y=y, hue=hue, cost=cost, estimator=estimator,
+                               ns=ns, band=band, confidence=confidence,
+                               minimize=minimize)
+    if ax is None:
+        ax = plt.figure(figsize=(6, 4)).gca()
+    models = list(dict.fromkeys(table["model"]))
+    colors = sns.color_palette(palette, n_colors=len(models))
+    position = "budget" if x == "cost" else "n"
+    for model, color in zip(models, colors, strict=True):
+        rows = table[table["model"] == model]
+        scores = data[y] if hue is None else data.loc[data[hue].astype(str) == model, y]
+        low, high = float(scores.min()), float(scores.max())
+        ax.plot(rows[position], rows["curve"], color=color, label=model)
+        if std:
+            ax.fill_between(
+                rows[position],
+                np.clip(rows["curve"] - rows["std"], low, high),
+                np.clip(rows["curve"] + rows["std"], low, high),
+                color=color, alpha=0.2, linewidth=0,
+            )
+        if band is not None:
+            ax.plot(rows[position], rows["median"], color=color, linestyle="--",
+                    linewidth=1)
+            ax.fill_between(rows[position], rows["band_lower"], rows["band_upper"],
+                            facecolor="none", edgecolor=color, hatch="///",
+                            linewidth=0, alpha=0.6)
+        if target is not None:
+            n_needed = budget_to_reach(scores, target, estimator=estimator,
+                                       minimize=minimize)
+            if n_needed is not None:
+                where = rows.loc[rows["n"] == n_needed, position]
+                spot = float(where.iloc[0]) if len(where) else float(n_needed)
+                ax.axvline(spot, color=color, linestyle=":", linewidth=1)
+    if target is not None:
+        ax.axhline(target, color="0.4", linestyle=":", linewidth=1)
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel("expected cost (rounds × mean cost per round)" if x == "cost"
+                  else "rounds of random search (n)")
+    word = "lowest" if minimize else "best"
+    ax.set_ylabel(f"expected {word} {y}")
+    if hue is not None or band is not None:
+        ax.legend(title=hue)
+    return ax

@@ -1,0 +1,50 @@
+"""The reflected KDE: sampler, CDF and density describe one distribution."""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from evp.simulate import ReflectedKDE
+
+
+@pytest.fixture(params=[0.0125, 0.05, 0.3])
+def kde(request):
+    data = np.random.default_rng(0).beta(8, 2, size=60)  # mass near the upper end
+    return ReflectedKDE(data, request.param)
+
+
+def test_cdf_matches_sampler(kde):
+    draws = kde.sample(20_000, rng=np.random.default_rng(1))
+    assert draws.min() >= 0 and draws.max() <= 1
+    result = stats.kstest(draws, kde.cdf)
+    assert result.pvalue > 0.001
+
+
+def test_density_integrates_to_one_and_is_the_cdf_derivative(kde):
+    total = integrate.quad(kde.pdf, 0, 1, limit=1000, points=np.sort(kde.data))[0]
+    assert total == pytest.approx(1.0, abs=1e-8)
+    x = np.linspace(0.05, 0.95, 7)
+    step = 1e-6
+    derivative = (kde.cdf(x + step) - kde.cdf(x - step)) / (2 * step)
+    np.testing.assert_allclose(derivative, kde.pdf(x), rtol=1e-5, atol=1e-6)
+    assert kde.cdf(0.0) == 0.0 and kde.cdf(1.0) == pytest.approx(1.0, abs=1e-14)
+
+
+def test_tuning_curves_match_simulation(kde):
+    rng = np.random.default_rng(2)
+    ns = np.array([1, 4, 16])
+    draws = kde.sample((40_000, 16), rng=rng)
+    for n, mean, median in zip(ns, kde.mean_tuning_curve(ns),
+                               kde.quantile_tuning_curve(ns), strict=True):
+        best = draws[:, :n].max(axis=1)
+        assert mean == pytest.approx(best.mean(), abs=4 * best.std() / 200)
+        assert np.mean(best <= median) == pytest.approx(0.5, abs=0.01)
+    assert kde.mean_tuning_curve(1) == pytest.approx(
+        integrate.quad(lambda x: x * kde.pdf(x), 0, 1, limit=1000)[0], abs=1e-9)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="bounds"):
+        ReflectedKDE([0.5, 1.5], 0.1)
+    with pytest.raises(ValueError, match="bandwidth"):
+        ReflectedKDE([0.5], 0.0)
