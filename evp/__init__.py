@@ -3,10 +3,16 @@
 Judge machine-learning models by their tuning effort: how good is the best of n
 rounds of random hyperparameter search, and how sure can we be?
 
-Estimators of the expected maximum (V, U, W; Dodge et al. 2019, 2021; Tang et al.
-2020) live in :mod:`evp.estimators`.
+- :mod:`evp.estimators` — the expected maximum (V, U, W; Dodge et al. 2019, 2021;
+  Tang et al. 2020), its spread, quantile tuning curves, budgets.
+- :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning curves,
+  and a verdict comparing two models (Lourie, Cho and He 2024).
+- :mod:`evp.datasets` — the public search results and SST-5, and users' own results.
+- :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
+- :mod:`evp.plot` — tuning-curve plots over tidy data.
 """
 
+from evp import datasets
 from evp.bands import (
     CDFBand,
     Comparison,
@@ -35,6 +41,7 @@ __all__ = [
     "budget_to_reach",
     "cdf_band",
     "compare",
+    "datasets",
     "expected_max",
     "expected_max_std",
     "quantile_tuning_curve",

@@ -1,0 +1,103 @@
+"""The `evp` command end to end, through a subprocess, checked against the library."""
+
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evp
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "evp.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture
+def results_csv(tmp_path):
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({
+        "model": ["a"] * 30 + ["b"] * 25,
+        "acc": np.round(np.concatenate([rng.uniform(0.6, 0.9, 30),
+                                        rng.uniform(0.2, 0.5, 25)]), 6),
+        "seconds": rng.uniform(1, 5, 55).round(3),
+    })
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def parse_table(text):
+    return pd.read_csv(io.StringIO(text), sep=r"\s+")
+
+
+def test_curve_prints_the_library_numbers(results_csv):
+    path, frame = results_csv
+    done = run("curve", path, "--score", "acc", "--group", "model", "--estimator", "u")
+    assert done.returncode == 0, done.stderr
+    table = parse_table(done.stdout)
+    for model, rows in table.groupby("model"):
+        scores = frame.loc[frame["model"] == model, "acc"].to_numpy()
+        ns = np.arange(1, len(scores) + 1)
+        np.testing.assert_array_equal(rows["n"], ns)
+        np.testing.assert_allclose(rows["curve"],
+                                   evp.expected_max(scores, ns, estimator="u"),
+                                   atol=5e-5)
+        np.testing.assert_allclose(rows["std"], evp.expected_max_std(scores, ns),
+                                   atol=5e-5)
+
+
+def test_curve_with_band_writes_csv_and_figure(results_csv, tmp_path):
+    path, frame = results_csv
+    out = tmp_path / "curve.csv"
+    done = run("curve", path, "--score", "acc", "--band", "ld_highest_density",
+               "--confidence", "0.8", "--out", out)
+    assert done.returncode == 0, done.stderr
+    written = pd.read_csv(out)
+    ns = np.arange(1, 56)
+    band = evp.tuning_curve_band(frame["acc"], ns, 0.8)
+    np.testing.assert_allclose(written["curve"], evp.expected_max(frame["acc"], ns))
+    np.testing.assert_allclose(written["band_lower"], band.lower)
+    np.testing.assert_allclose(written["band_upper"], band.upper)
+    figure = tmp_path / "curve.png"
+    done = run("curve", path, "--score", "acc", "--group", "model", "--cost",
+               "seconds", "--out", figure)
+    assert done.returncode == 0, done.stderr
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_compare_prints_the_library_labels(results_csv):
+    path, frame = results_csv
+    done = run("compare", path, "--score", "acc", "--group", "model", "a", "b",
+               "--ns", "1,2,5,10")
+    assert done.returncode == 0, done.stderr
+    labels = [line.split()[-1] for line in done.stdout.strip().splitlines()[1:]]
+    a = frame.loc[frame["model"] == "a", "acc"]
+    b = frame.loc[frame["model"] == "b", "acc"]
+    assert labels == list(evp.compare(a, b, [1, 2, 5, 10], 0.8).evidence)
+    assert labels[0] == "strong"  # a's scores all lie above b's
+
+
+@pytest.mark.parametrize("args", [
+    ("curve", "missing.csv", "--score", "acc"),
+    ("curve", "{csv}", "--score", "nope"),
+    ("curve", "{csv}", "--score", "acc", "--out", "table.xlsx"),
+    ("curve", "{csv}", "--score", "acc", "--ns", "1,x"),
+    ("compare", "{csv}", "--score", "acc", "--group", "model", "a", "zzz"),
+    ("reproduce", "--only", "no_such_notebook"),
+])
+def test_bad_input_is_one_line_without_traceback(args, results_csv, tmp_path):
+    path, _ = results_csv
+    done = run(*(a.replace("{csv}", str(path)) for a in args), cwd=tmp_path)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("command", ["curve", "compare", "reproduce"])
+def test_help(command):
+    done = run(command, "--help")
+    assert done.returncode == 0 and "usage: evp " + command in done.stdout
