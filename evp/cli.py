@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import warnings
 from pathlib import Path
 
 
@@ -73,9 +74,11 @@ def curve(args: argparse.Namespace) -> int:
     if out is not None and out.suffix not in (".csv", *FIGURE_SUFFIXES):
         raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
                          f"got {out.name}")
-    data = _results(args)
-    options = dict(y="score", hue="group" if args.group else None,
-                   cost="cost" if args.cost else None, estimator=args.estimator,
+    # Keep the user's column names: they label the table's plot.
+    data = _results(args).rename(columns={"score": args.score, "group": args.group,
+                                          "cost": args.cost})
+    options = dict(y=args.score, hue=args.group, cost=args.cost,
+                   estimator=args.estimator,
                    ns=_budgets(args.ns), band=args.band, confidence=args.confidence,
                    minimize=args.minimize)
     table = tuning_curve_table(data, **options)
@@ -92,7 +95,6 @@ def curve(args: argparse.Namespace) -> int:
         from evp.plot import plot_tuning_curves
 
         ax = plot_tuning_curves(data, **options, x="cost" if args.cost else "trials")
-        ax.set_ylabel(f"expected best {args.score}")
         ax.figure.savefig(out, bbox_inches="tight", dpi=150)
     print(f"wrote {out}")
     return 0
@@ -209,11 +211,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return args.handler(args)
-    except (UsageError, ValueError, OSError) as error:
-        print(f"evp {args.command}: {error}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = args.handler(args)
+        except (UsageError, ValueError, OSError) as error:
+            print(f"evp {args.command}: {error}", file=sys.stderr)
+            status = 2
+    # Each distinct warning once, on one line, without the library's file and line.
+    shown = (RuntimeWarning, UserWarning)
+    for message in dict.fromkeys(str(w.message) for w in caught
+                                 if issubclass(w.category, shown)):
+        print(f"evp {args.command}: warning: {message}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -168,9 +168,6 @@ def plot_tuning_curves(
         if band is not None:
             ax.plot(rows[position], rows["median"], color=color, linestyle="--",
                     linewidth=1)
-            ax.fill_between(rows[position], rows["band_lower"], rows["band_upper"],
-                            facecolor="none", edgecolor=color, hatch="///",
-                            linewidth=0, alpha=0.6)
         if target is not None:
             n_needed = budget_to_reach(scores, target, estimator=estimator,
                                        minimize=minimize)
@@ -178,6 +175,15 @@ def plot_tuning_curves(
                 where = rows.loc[rows["n"] == n_needed, position]
                 spot = float(where.iloc[0]) if len(where) else float(n_needed)
                 ax.axvline(spot, color=color, linestyle=":", linewidth=1)
+    if band is not None:
+        # A vacuous band reaches ±inf (or the bounds): draw it to the plot's edge.
+        bottom, top = ax.get_ylim()
+        for model, color in zip(models, colors, strict=True):
+            rows = table[table["model"] == model]
+            ax.fill_between(rows[position], rows["band_lower"].clip(bottom, top),
+                            rows["band_upper"].clip(bottom, top), facecolor="none",
+                            edgecolor=color, hatch="///", linewidth=0, alpha=0.6)
+        ax.set_ylim(bottom, top)
     if target is not None:
         ax.axhline(target, color="0.4", linestyle=":", linewidth=1)
     if logx:
@@ -187,5 +193,17 @@ def plot_tuning_curves(
     word = "lowest" if minimize else "best"
     ax.set_ylabel(f"expected {word} {y}")
     if hue is not None or band is not None:
-        ax.legend(title=hue)
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        handles, _ = ax.get_legend_handles_labels()
+        handles.append(Line2D([], [], color="0.3",
+                              label=f"expected best ({estimator.upper()})"))
+        if std:
+            handles.append(Patch(color="0.3", alpha=0.2, label="± 1 std"))
+        if band is not None:
+            handles.append(Line2D([], [], color="0.3", linestyle="--", label="median"))
+            handles.append(Patch(facecolor="none", edgecolor="0.3", hatch="///",
+                                 label=f"{confidence:.0%} band ({band})"))
+        ax.legend(handles=handles, title=hue, fontsize="small")
     return ax
