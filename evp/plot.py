@@ -18,7 +18,26 @@ from evp.estimators import (
     expected_max_std,
 )
 
-__all__ = ["plot_tuning_curves", "tuning_curve_table"]
+__all__ = ["plot_tuning_curves", "save_figure", "tuning_curve_table"]
+
+
+def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
+    """Write `figure` as ``<stem>.png`` and ``<stem>.pdf``, byte-for-byte reproducibly.
+
+    The PDF's creation date is left out, so rerunning a notebook rewrites identical
+    files and version control shows only real changes. Returns the paths written.
+    """
+    from pathlib import Path
+
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for suffix in formats:
+        path = stem.with_name(f"{stem.name}.{suffix}")
+        metadata = {"CreationDate": None} if suffix == "pdf" else None
+        figure.savefig(path, bbox_inches="tight", dpi=dpi, metadata=metadata)
+        paths.append(path)
+    return paths
 
 
 def _groups(data, score, hue):
