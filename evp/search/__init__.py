@@ -1,0 +1,1 @@
+"""Random hyperparameter searches that produce the project's own results."""
