@@ -4,6 +4,7 @@
               [--band METHOD --confidence 0.8] [--out FILE.csv|FILE.png]
     evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
     evp reproduce [--only NAME] [-p key=value ...]
+    evp search sst5 --model lr|lboe|cnn --trials 100 --seed 0 --out FILE.jsonl
 
 Bad input gives a one-line message on stderr and exit status 2.
 """
@@ -156,6 +157,30 @@ def reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def search(args: argparse.Namespace) -> int:
+    try:
+        from evp.search import sst5
+    except ImportError as error:  # pragma: no cover - needs the search extra
+        raise UsageError(f"needs the search extra: pip install 'evp[search]' "
+                         f"({error})") from None
+    from evp.search.runner import run_search
+
+    if args.trials < 1 or args.jobs < 1:
+        raise UsageError("--trials and --jobs must be at least 1")
+    trials = run_search(
+        train=sst5.train, sample=sst5.sample_config, task=args.task,
+        model=args.model, trials=args.trials, seed=args.seed, out=args.out,
+        jobs=args.jobs,
+        options={"subset": args.subset, "max_epochs": args.max_epochs},
+    )
+    seconds = [t["seconds"] for t in trials]
+    print(f"{len(trials)} trials in {args.out}: best dev accuracy "
+          f"{max(t['accuracy'] for t in trials):.4f}; seconds per trial mean "
+          f"{sum(seconds) / len(seconds):.1f}, min {min(seconds):.1f}, "
+          f"max {max(seconds):.1f}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evp", description="Judge models by their tuning effort.")
@@ -194,6 +219,23 @@ def build_parser() -> argparse.ArgumentParser:
     two.add_argument("--confidence", type=float, default=0.8)
     two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density")
     two.set_defaults(handler=compare)
+
+    hunt = commands.add_parser(
+        "search", help="run (or resume) a random hyperparameter search",
+        description="Random search on SST-5; one JSON line per finished trial. "
+                    "Rerunning the same command resumes after the last complete "
+                    "trial.")
+    hunt.add_argument("task", choices=("sst5",))
+    hunt.add_argument("--model", required=True, choices=("lr", "lboe", "cnn"))
+    hunt.add_argument("--trials", type=int, default=100)
+    hunt.add_argument("--seed", type=int, default=0)
+    hunt.add_argument("--out", required=True, metavar="FILE.jsonl")
+    hunt.add_argument("--jobs", type=int, default=1, help="trials run in parallel")
+    hunt.add_argument("--subset", type=int, metavar="N",
+                      help="use only the first N sentences of each split (tests)")
+    hunt.add_argument("--max-epochs", type=int, metavar="N",
+                      help="cap on training epochs (default: per model)")
+    hunt.set_defaults(handler=search)
 
     run = commands.add_parser(
         "reproduce", help="execute the notebooks with papermill, in place",

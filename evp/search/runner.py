@@ -1,0 +1,128 @@
+"""A resumable random-search runner that writes one JSON line per finished trial.
+
+Trial i's hyperparameters come from ``numpy.random.default_rng([seed, i])``, so the
+same seed gives the same configurations whether a search runs in one go, in
+parallel, or is resumed after an interruption. Each finished trial is appended as
+one line, flushed and fsynced; a line cut short by a kill is dropped on resume, so
+an interrupted search loses at most the trials that were running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+
+def trial_rng(seed: int, trial: int) -> np.random.Generator:
+    """The generator behind trial `trial` of a search seeded with `seed`."""
+    return np.random.default_rng([seed, trial])
+
+
+def read_trials(path: Path) -> list[dict]:
+    """Complete trials already in `path`; a trailing partial line is cut off."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    trials, keep = [], 0
+    for line in raw.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # the process died while writing this line
+        try:
+            trials.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+        keep += len(line)
+    if keep < len(raw):
+        with open(path, "r+b") as handle:
+            handle.truncate(keep)
+    return trials
+
+
+def _append(path: Path, record: dict) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, sort_keys=True) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def library_versions() -> dict:
+    versions = {"python": platform.python_version(), "numpy": np.__version__}
+    for name in ("torch", "sklearn"):
+        with contextlib.suppress(ImportError):
+            versions[name] = __import__(name).__version__
+    return versions
+
+
+def _run_one(job):
+    train, task, model, config, trial, seed, options = job
+    start = time.perf_counter()
+    result = train(task, model, config, seed=seed, trial=trial, **options)
+    return {"seconds": time.perf_counter() - start, **result}
+
+
+def run_search(
+    *,
+    train: Callable,
+    sample: Callable[[str, np.random.Generator], dict],
+    task: str,
+    model: str,
+    trials: int,
+    seed: int,
+    out,
+    jobs: int = 1,
+    progress: bool = True,
+    options: dict | None = None,
+) -> list[dict]:
+    """Run trials ``0..trials-1`` not yet in `out`, appending each as it finishes.
+
+    `sample(model, rng)` draws a configuration; `train(task, model, config, seed=,
+    trial=, **options)` returns a dict with at least ``accuracy``. Records carry the
+    trial index, the configuration, the result, training seconds and library
+    versions. Returns all trials in the file.
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = read_trials(out)
+    for record in done:
+        if (record.get("task"), record.get("model"), record.get("seed")) != (
+                task, model, seed):
+            raise ValueError(
+                f"{out} holds trials of task={record.get('task')!r}, "
+                f"model={record.get('model')!r}, seed={record.get('seed')!r}; "
+                f"refusing to append {task=}, {model=}, {seed=}: use another --out")
+    indices = [r["trial"] for r in done]
+    if indices != list(range(len(done))):
+        raise ValueError(f"{out} has trials out of order: {indices[:10]}...")
+    todo = [(train, task, model, sample(model, trial_rng(seed, i)), i, seed,
+             options or {}) for i in range(len(done), trials)]
+    versions = library_versions()
+    best = max((r["accuracy"] for r in done), default=float("nan"))
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=trials, initial=len(done), disable=not progress,
+               desc=f"{task} {model}", unit="trial")
+    bar.set_postfix(best=f"{best:.4f}")
+    executor = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        results = executor.map(_run_one, todo) if executor else map(_run_one, todo)
+        for job, result in zip(todo, results, strict=True):
+            record = {"task": task, "model": model, "seed": seed, "trial": job[4],
+                      "config": job[3], **result, "versions": versions}
+            _append(out, record)
+            done.append(record)
+            best = np.nanmax([best, record["accuracy"]])
+            bar.update(1)
+            bar.set_postfix(best=f"{best:.4f}")
+    finally:
+        if executor:
+            executor.shutdown(cancel_futures=True)
+        bar.close()
+    return done
