@@ -21,6 +21,10 @@ def pyproject_dependencies() -> set[str]:
     return names
 
 
+# Packages whose conda-forge name differs from their PyPI name.
+CONDA_TO_PYPI = {"pytorch": "torch"}
+
+
 def conda_dependencies() -> set[str]:
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     names = set()
@@ -28,7 +32,7 @@ def conda_dependencies() -> set[str]:
         if isinstance(entry, dict):
             names |= {_name(r) for r in entry["pip"] if not r.startswith("-")}
         elif _name(entry) not in {"python", "pip"}:
-            names.add(_name(entry))
+            names.add(CONDA_TO_PYPI.get(_name(entry), _name(entry)))
     return names
 
 
