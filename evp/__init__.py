@@ -8,6 +8,8 @@ rounds of random hyperparameter search, and how sure can we be?
 - :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning curves,
   and a verdict comparing two models (Lourie, Cho and He 2024).
 - :mod:`evp.datasets` — the public search results and SST-5, and users' own results.
+- :mod:`evp.significance` — Fisher's paired randomization test and the
+  bootstrap-shift test.
 - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
 - :mod:`evp.plot` — tuning-curve plots over tidy data.
 """
@@ -29,21 +31,31 @@ from evp.estimators import (
     expected_max_std,
     quantile_tuning_curve,
 )
+from evp.significance import (
+    BootstrapTestResult,
+    PermutationTestResult,
+    bootstrap_shift_test,
+    paired_permutation_test,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BootstrapTestResult",
     "Budget",
     "CDFBand",
     "Comparison",
+    "PermutationTestResult",
     "TuningCurveBand",
     "band_coverage",
+    "bootstrap_shift_test",
     "budget_to_reach",
     "cdf_band",
     "compare",
     "datasets",
     "expected_max",
     "expected_max_std",
+    "paired_permutation_test",
     "quantile_tuning_curve",
     "tuning_curve_band",
 ]
