@@ -417,7 +417,7 @@ def test_refused_connection_is_a_clear_error(server):
 
 
 def test_loaders_download_through_the_registry(server, monkeypatch):
-    url, digest = serve(server, "deberta-tiny.results.jsonl")
+    url, digest = serve(server, "tiny-deberta-format.jsonl")
     for name in ("deberta/deberta-base.results.jsonl",
                  "deberta/deberta-v3-base.results.jsonl"):
         monkeypatch.setitem(datasets._REGISTRY, name, Source(name, url, digest))
