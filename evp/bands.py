@@ -76,7 +76,7 @@ import numpy as np
 from scipy import optimize, special
 
 from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores
-from evp.estimators import quantile_tuning_curve
+from evp.estimators import _best_of_probability, quantile_tuning_curve
 
 __all__ = [
     "METHODS",
@@ -593,14 +593,6 @@ def _first_reaching(cdf: np.ndarray, probability: np.ndarray) -> np.ndarray:
     """
     cdf = np.maximum.accumulate(cdf)
     return np.searchsorted(cdf, probability * (1.0 - 8 * _EPS), side="left")
-
-
-def _best_of_probability(q: float, k: np.ndarray, minimize: bool) -> np.ndarray:
-    """The CDF level p with q-quantile of the best of k = min{y : F(y) ≥ p}."""
-    with np.errstate(divide="ignore"):
-        if minimize:  # P(min ≤ y) = 1 - (1 - F(y))^k ≥ q
-            return -np.expm1(np.log1p(-q) / k)
-        return q ** (1.0 / k)  # P(max ≤ y) = F(y)^k ≥ q
 
 
 def _mean_of_best(points: np.ndarray, cdf: np.ndarray, k: np.ndarray,

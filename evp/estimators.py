@@ -210,6 +210,14 @@ def _quantile_index(probability: np.ndarray, size: int) -> np.ndarray:
     return np.clip(i, 1, size).astype(np.int64) - 1
 
 
+def _best_of_probability(q: float, k: np.ndarray, minimize: bool) -> np.ndarray:
+    """The CDF level p with q-quantile of the best of k = min{y : F(y) ≥ p}."""
+    with np.errstate(divide="ignore"):
+        if minimize:  # P(min ≤ y) = 1 - (1 - F(y))^k ≥ q; expm1 keeps it accurate
+            return -np.expm1(np.log1p(-q) / k)
+        return q ** (1.0 / k)  # P(max ≤ y) = F(y)^k ≥ q
+
+
 def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False):
     r"""The empirical q-quantile tuning curve: the q-quantile of the best of k rounds.
 
@@ -243,12 +251,7 @@ def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False)
     q = as_probability(q, "q", closed=True)
     k, ns_scalar = as_ns(ns, integer=False)
     x = np.sort(np.atleast_2d(x), axis=1)
-    with np.errstate(divide="ignore"):
-        if minimize:
-            # 1 - (1-q)^(1/k), accurate when (1-q)^(1/k) is close to one.
-            probability = -np.expm1(np.log1p(-q) / k)
-        else:
-            probability = q ** (1.0 / k)
+    probability = _best_of_probability(q, k, minimize)
     out = x[:, _quantile_index(probability, x.shape[1])]
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
 
