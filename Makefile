@@ -18,7 +18,7 @@ $(VENV)/.notebooks: $(BIN)/python pyproject.toml $(LOCK)
 	touch $@
 
 $(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,dev]"
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,classroom,dev]"
 	touch $@ $(VENV)/.notebooks
 
 ## reproduce: execute every notebook with papermill and write its figures
@@ -26,11 +26,13 @@ reproduce: $(VENV)/.notebooks
 	$(BIN)/python -m evp.cli reproduce
 
 ## test: lint, unit and property tests, then nbval over the executed notebooks
+# (the nbgrader assignments are graded by nbgrader itself in tests/test_assignments.py)
 test: $(VENV)/.dev
 	$(BIN)/ruff check evp tests benchmarks
 	$(BIN)/python -m pytest tests
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-		$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks; \
+		$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
+			--ignore=notebooks/classroom/assignments notebooks; \
 	fi
 
 ## lab: open JupyterLab on the notebooks
@@ -40,7 +42,7 @@ lab: $(VENV)/.notebooks
 ## lock: re-resolve requirements/lock.txt (needs network; pip-tools installed on the fly)
 lock: $(BIN)/python
 	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra dev --strip-extras --allow-unsafe \
+	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra dev --strip-extras --allow-unsafe \
 		--no-emit-index-url --no-emit-find-links --no-header \
 		-o $(LOCK) pyproject.toml requirements/build.in
 

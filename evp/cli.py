@@ -33,8 +33,17 @@ def _parse_parameter(text: str) -> tuple[str, object]:
         return key, value
 
 
+# Folders whose notebooks are not analyses to execute: nbgrader assignments (the
+# teacher's versions hold solutions; nbgrader runs them) and Jupyter's autosaves.
+SKIPPED_FOLDERS = {"assignments", ".ipynb_checkpoints"}
+
+
 def _notebooks(folder: Path, only: list[str] | None) -> list[Path]:
-    found = sorted(folder.glob("*.ipynb"))
+    found = sorted(
+        (p for p in folder.rglob("*.ipynb")
+         if not SKIPPED_FOLDERS & set(p.relative_to(folder).parts[:-1])),
+        key=lambda p: (len(p.relative_to(folder).parts), p),
+    )
     if only:
         names = {p.stem: p for p in found}
         unknown = [name for name in only if Path(name).stem not in names]
@@ -150,7 +159,7 @@ def reproduce(args: argparse.Namespace) -> int:
     for path in (bar := tqdm(notebooks, unit="notebook")):
         bar.set_description(path.stem)
         papermill.execute_notebook(
-            str(path), str(path), parameters=parameters, cwd=str(folder),
+            str(path), str(path), parameters=parameters, cwd=str(path.parent),
             progress_bar=False,
         )
     print(f"executed {len(notebooks)} notebook(s) in {folder}")
@@ -239,8 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser(
         "reproduce", help="execute the notebooks with papermill, in place",
-        description="Execute every notebook (or those named with --only) in place "
-                    "with papermill; figures go to figures/.")
+        description="Execute every notebook under the folder (or those named with "
+                    "--only) in place with papermill, each in its own folder; "
+                    "figures go to figures/. nbgrader assignments are skipped.")
     run.add_argument("--only", action="append", metavar="NAME",
                      help="run only this notebook (repeatable)")
     run.add_argument("-p", "--parameter", action="append", default=[],

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import evp
+from evp import cli
 
 
 def run(*args, cwd=None):
@@ -101,3 +102,18 @@ def test_bad_input_is_one_line_without_traceback(args, results_csv, tmp_path):
 def test_help(command):
     done = run(command, "--help")
     assert done.returncode == 0 and "usage: evp " + command in done.stdout
+
+
+def test_reproduce_finds_analyses_in_subfolders_but_not_assignments(tmp_path):
+    for name in ("b.ipynb", "classroom/a.ipynb",
+                 "classroom/assignments/source/x/x.ipynb",
+                 ".ipynb_checkpoints/b-checkpoint.ipynb"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    found = cli._notebooks(tmp_path, None)
+    # Top-level analyses first, then the classroom's.
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == [
+        "b.ipynb", "classroom/a.ipynb"]
+    assert cli._notebooks(tmp_path, ["a"]) == [tmp_path / "classroom/a.ipynb"]
+    with pytest.raises(cli.UsageError, match="no notebook named x"):
+        cli._notebooks(tmp_path, ["x"])
