@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evp import cli
+
 papermill = pytest.importorskip("papermill")
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -44,3 +46,32 @@ def test_synthetic_mse_on_a_users_scores(tmp_path):
     claim = next(line for line in text.splitlines() if "in every sample" in line)
     assert claim.rstrip().endswith("True")
     assert (tmp_path / "figures" / "synthetic_mse-bias-variance-mse.png").exists()
+
+
+ANALYSES = cli._notebooks(NOTEBOOKS, None)
+
+
+def test_the_classroom_notebooks_are_among_the_analyses():
+    names = {p.relative_to(NOTEBOOKS).as_posix() for p in ANALYSES}
+    assert {"classroom/tuning_and_cross_validation.ipynb",
+            "classroom/significance_tests.ipynb"} <= names
+    assert not any("assignments" in name for name in names)
+
+
+@pytest.mark.parametrize("path", ANALYSES, ids=lambda p: p.stem)
+def test_notebook_follows_the_conventions(path):
+    text = path.read_text()
+    cells = json.loads(text)["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    parameters = "".join(code[0]["source"])
+    assert "parameters" in code[0]["metadata"].get("tags", []), "first code cell"
+    assert "check_claims" in parameters and "figures_dir" in parameters
+    assert all(c["execution_count"] is not None for c in code), "committed unexecuted"
+    assert not [o for c in code for o in c.get("outputs", [])
+                if o["output_type"] == "error"]
+    assert any("## Claims" in "".join(c["source"]) for c in cells)
+    # Figures are named <notebook>-<figure>.
+    assert list((NOTEBOOKS.parent / "figures").glob(f"{path.stem}-*.png")), \
+        "no figures written"
+    for marker in ("/work/", "/tmp/", ".venv", "/home/", "/root/"):
+        assert marker not in text, f"machine path {marker!r} in {path.name}"
