@@ -228,6 +228,26 @@ def test_bootstrap_chunks_and_shift_mean():
     assert observed.pvalue == pytest.approx(res.pvalue, abs=0.01)
 
 
+def test_shift_mean_drops_one_boundary_lattice_point():
+    # 0/1 correctness per query: every bootstrap mean is a multiple of 1/n. With the
+    # same resamples, shifting by the Monte-Carlo mean moves the cut-off slightly
+    # off the lattice, so exactly one of the boundary points T* = 2T, T* = 0 leaves
+    # the two-sided tail (the docstring's claim).
+    rng = np.random.default_rng(7)
+    x = (rng.uniform(size=300) < 0.80).astype(float)
+    y = (rng.uniform(size=300) < 0.77).astype(float)
+    for seed in range(5):
+        observed = bootstrap_shift_test(x, y, n_resamples=20_000, rng=seed)
+        mean = bootstrap_shift_test(x, y, n_resamples=20_000, rng=seed, shift="mean")
+        boot = observed.null_distribution + observed.statistic  # the T*
+        t = observed.statistic
+        at_zero = np.mean(np.isclose(boot, 0.0, atol=1e-9))
+        at_2t = np.mean(np.isclose(boot, 2 * t, atol=1e-9))
+        assert min(at_zero, at_2t) > 0.005
+        dropped = observed.pvalue - mean.pvalue
+        assert min(abs(dropped - at_zero), abs(dropped - at_2t)) < 1e-12
+
+
 # ----------------------------------------------------------------- bad input
 
 
