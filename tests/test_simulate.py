@@ -1,5 +1,7 @@
 """The reflected KDE: sampler, CDF and density describe one distribution."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy import integrate, stats
@@ -48,3 +50,27 @@ def test_bad_input():
         ReflectedKDE([0.5, 1.5], 0.1)
     with pytest.raises(ValueError, match="bandwidth"):
         ReflectedKDE([0.5], 0.0)
+
+
+def test_cdf_and_pdf_memory_stays_bounded_for_many_points():
+    # 445 kernels (the DeBERTaV3 search's size) at 100,000 points: all points times
+    # all images at once would take over a gigabyte per array.
+    rng = np.random.default_rng(3)
+    kde = ReflectedKDE(rng.uniform(0.6, 0.95, 445), 0.01)
+    x = rng.uniform(0, 1, 100_000)
+    tracemalloc.start()
+    try:
+        cdf, pdf = kde.cdf(x), kde.pdf(x)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 150 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    # Same values as one point at a time, summing every image by brute force.
+    centres = np.concatenate([kde.data + s for s in (-2.0, 0.0, 2.0)]
+                             + [-kde.data + s for s in (-2.0, 0.0, 2.0)])
+    for i in rng.integers(0, x.size, 20):
+        brute = np.sum(stats.norm.cdf(x[i], centres, 0.01)
+                       - stats.norm.cdf(0.0, centres, 0.01)) / kde.data.size
+        assert cdf[i] == pytest.approx(brute, abs=1e-13)
+        assert pdf[i] == pytest.approx(
+            np.sum(stats.norm.pdf(x[i], centres, 0.01)) / kde.data.size, rel=1e-12)
