@@ -8,23 +8,13 @@ EmpiricalDistribution per sample. Both run here, in one process, on the same dat
 """
 
 import argparse
-import time
 
 import numpy as np
 from opda.nonparametric import EmpiricalDistribution
 from scipy import stats
+from timing import best_of
 
 import evp
-
-
-def best_of(repeats, function):
-    """Fastest of `repeats` runs (seconds) and the last result."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def main():

@@ -8,22 +8,11 @@ its fastest form for this test. Both run here, in one process, on the same data.
     python benchmarks/bench_significance.py
 """
 
-import time
-
 import numpy as np
 from scipy import stats
+from timing import best_of
 
 import evp
-
-
-def best_of(repeats, function):
-    """Fastest of `repeats` runs (seconds) and the last result."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def mean_difference(x, y, axis):
