@@ -767,23 +767,103 @@ def _tuning_curve_band(scores, ns, confidence, *, method, statistic, q, bounds,
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
-    """Evidence that model a beats model b, budget by budget.
+    """Evidence that model a beats model b, and that b beats a, budget by budget.
 
     Attributes
     ----------
     ns : numpy.ndarray, shape (N,)
     evidence : numpy.ndarray of str
-        One of "strong", "fair", "weak", "none" per budget (shape (N,), or
-        (S, N) for 2-D scores).
+        The evidence that a beats b: one of "strong", "fair", "weak", "none" per
+        budget (shape (N,), or (S, N) for 2-D scores).
+    reverse_evidence : numpy.ndarray of str
+        The evidence that b beats a, labelled the same way. At most one of the
+        two is not "none" at any budget.
     band_a, band_b : TuningCurveBand
     confidence : float
     """
 
     ns: np.ndarray
     evidence: np.ndarray
+    reverse_evidence: np.ndarray
     band_a: TuningCurveBand
     band_b: TuningCurveBand
     confidence: float
+
+    def __repr__(self) -> str:
+        def counts(labels):
+            return ", ".join(f"{label} at {int(np.sum(labels == label))}"
+                             for label in ("strong", "fair", "weak")
+                             if np.any(labels == label)) or "none"
+
+        return (f"Comparison({self.ns.size} budgets, confidence="
+                f"{self.confidence:g}; a beats b: {counts(self.evidence)}; "
+                f"b beats a: {counts(self.reverse_evidence)})")
+
+    def winner(self, names=("a", "b")) -> np.ndarray:
+        """Per budget, the name of the model with evidence in its favour, or ""."""
+        a, b = (str(name) for name in names)
+        return np.where(self.evidence != "none", a,
+                        np.where(self.reverse_evidence != "none", b, ""))
+
+    def strength(self) -> np.ndarray:
+        """Per budget, the evidence in either direction: the label that is not none."""
+        return np.where(self.evidence != "none", self.evidence, self.reverse_evidence)
+
+    def to_frame(self, names=("a", "b")):
+        """One row per budget: both bands, both evidence labels (1-D scores only)."""
+        import pandas as pd
+
+        if self.evidence.ndim != 1:
+            raise ValueError("to_frame needs a comparison of 1-D scores (one sample "
+                             "per model)")
+        a, b = (str(name) for name in names)
+        whole = np.all(self.ns == np.round(self.ns))
+        columns = {"n": self.ns.astype(int) if whole else self.ns}
+        for name, band in ((a, self.band_a), (b, self.band_b)):
+            word = "median" if band.statistic == "median" else "mean"
+            columns[f"{name} lower"] = band.lower
+            columns[f"{name} {word}"] = band.estimate
+            columns[f"{name} upper"] = band.upper
+        columns[f"{a} beats {b}"] = self.evidence
+        columns[f"{b} beats {a}"] = self.reverse_evidence
+        return pd.DataFrame(columns)
+
+    def describe(self, names=("a", "b")) -> list[str]:
+        """The verdict in words: one sentence per run of budgets with the same verdict.
+
+        For 1-D scores. E.g. ``"n = 1–8: strong evidence that a beats b (a's band
+        lies wholly above b's)."``
+        """
+        if self.evidence.ndim != 1:
+            raise ValueError("describe needs a comparison of 1-D scores (one sample "
+                             "per model)")
+        winners, strengths = self.winner(names), self.strength()
+        a, b = (str(name) for name in names)
+        sentences, start, ns = [], 0, self.ns
+        for stop in range(1, len(ns) + 1):
+            if stop < len(ns) and (winners[stop], strengths[stop]) == (
+                    winners[start], strengths[start]):
+                continue
+            span = (f"n = {ns[start]:g}" if stop - 1 == start
+                    else f"n = {ns[start]:g}–{ns[stop - 1]:g}")
+            winner = winners[start]
+            loser = b if winner == a else a
+            sentences.append(f"{span}: " + _MEANING[strengths[start]].format(
+                w=winner, l=loser) + ".")
+            start = stop
+        return sentences
+
+
+_MEANING = {
+    "strong": "strong evidence that {w} beats {l} ({w}'s band lies wholly above "
+              "{l}'s)",
+    "fair": "fair evidence that {w} beats {l} (each band excludes the other's "
+            "estimate)",
+    "weak": "weak evidence that {w} beats {l} (one band excludes the other's "
+            "estimate)",
+    "none": "no evidence either way (the bands overlap and each contains the "
+            "other's estimate)",
+}
 
 
 def compare(
@@ -813,7 +893,8 @@ def compare(
     "Better" is higher for scores and lower for losses (``minimize=True``, where
     the inequalities flip: strong is :math:`U_a < L_b`, and so on). Since each
     band contains its own estimate, the labels are antisymmetric: when a beats b
-    with any evidence, ``compare(b, a)`` says "none".
+    with any evidence, the reverse claim has none. Both directions come back:
+    ``.evidence`` for "a beats b" and ``.reverse_evidence`` for "b beats a".
 
     Parameters
     ----------
@@ -826,8 +907,10 @@ def compare(
     Returns
     -------
     Comparison
-        ``.evidence`` (array of str, one label per k), ``.band_a``,
-        ``.band_b``, ``.ns``, ``.confidence``.
+        ``.evidence`` (array of str, one label per k, for "a beats b"),
+        ``.reverse_evidence`` (the same for "b beats a"), ``.band_a``,
+        ``.band_b``, ``.ns``, ``.confidence``; ``.to_frame(names)`` and
+        ``.describe(names)`` give the table and the verdict in words.
 
     Notes
     -----
@@ -866,6 +949,14 @@ def compare(
             f"scores_a and scores_b must have matching numbers of samples (rows), "
             f"got curves of shape {est_a.shape} and {est_b.shape}"
         ) from None
+    evidence = _evidence(lo_a, est_a, hi_a, lo_b, est_b, hi_b, shape)
+    reverse = _evidence(lo_b, est_b, hi_b, lo_a, est_a, hi_a, shape)
+    return Comparison(ns=band_a.ns, evidence=evidence, reverse_evidence=reverse,
+                      band_a=band_a, band_b=band_b, confidence=band_a.confidence)
+
+
+def _evidence(lo_a, est_a, hi_a, lo_b, est_b, hi_b, shape) -> np.ndarray:
+    """Labels for "a beats b", higher being better."""
     above_estimate = lo_a > est_b  # a's band excludes b's estimate
     estimate_above = est_a > hi_b  # b's band excludes a's estimate
     evidence = np.select(
@@ -874,6 +965,4 @@ def compare(
         ["strong", "fair", "weak"],
         default="none",
     )
-    evidence = np.broadcast_to(evidence, shape).astype("<U6")
-    return Comparison(ns=band_a.ns, evidence=evidence, band_a=band_a,
-                      band_b=band_b, confidence=band_a.confidence)
+    return np.broadcast_to(evidence, shape).astype("<U6")

@@ -4,6 +4,8 @@
               [--band METHOD --confidence 0.8] [--out FILE.csv|FILE.png]
     evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
     evp reproduce [--only NAME] [-p key=value ...]
+    evp run NOTEBOOK RESULTS --score COL [--group COL] [--models A,B] [--minimize]
+            [--cost COL] [-p NAME=VALUE ...] [--out DIR]
     evp search sst5 --model lr|lboe|cnn --trials 100 --seed 0 --out FILE.jsonl
 
 Bad input gives a one-line message on stderr and exit status 2.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -85,8 +88,9 @@ def curve(args: argparse.Namespace) -> int:
         raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
                          f"got {out.name}")
     # Keep the user's column names: they label the table's plot.
-    data = _results(args).rename(columns={"score": args.score, "group": args.group,
-                                          "cost": args.cost})
+    data = _results(args)
+    data = data.rename(columns={role: column for role, column
+                                in data.attrs["columns"].items() if column})
     options = dict(y=args.score, hue=args.group, cost=args.cost,
                    estimator=args.estimator,
                    ns=_budgets(args.ns), band=args.band, confidence=args.confidence,
@@ -114,55 +118,151 @@ def compare(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from evp.bands import compare as compare_models
+    from evp.datasets import scores_by_model
 
-    data = _results(args)
-    scores = {}
-    for name in (args.a, args.b):
-        rows = data[data["group"] == name]
-        if rows.empty:
-            groups = ", ".join(map(str, data["group"].unique()))
-            raise UsageError(f"no rounds of model {name!r} in column {args.group!r}; "
-                             f"models: {groups}")
-        scores[name] = rows["score"].to_numpy()
+    scores = scores_by_model(_results(args), [args.a, args.b])
     ns = _budgets(args.ns)
     if ns is None:
         ns = list(range(1, min(map(len, scores.values())) + 1))
     result = compare_models(scores[args.a], scores[args.b], ns, args.confidence,
                             method=args.method, minimize=args.minimize)
-    table = pd.DataFrame({
-        "n": result.ns,
-        f"{args.a} lower": result.band_a.lower,
-        f"{args.a} median": result.band_a.estimate,
-        f"{args.a} upper": result.band_a.upper,
-        f"{args.b} lower": result.band_b.lower,
-        f"{args.b} median": result.band_b.estimate,
-        f"{args.b} upper": result.band_b.upper,
-        f"evidence {args.a} beats {args.b}": result.evidence,
-    })
-    with pd.option_context("display.max_rows", None, "display.width", 160):
+    table = result.to_frame((args.a, args.b))
+    with pd.option_context("display.max_rows", None, "display.width", 200):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     return 0
 
 
 def reproduce(args: argparse.Namespace) -> int:
+    from evp.notebook import NotebookFailed, execute, replace_if_changed
+
     folder = Path(args.notebooks)
     if not folder.is_dir():
         raise UsageError(f"--notebooks: no folder {folder}")
+    figures = (Path(args.figures) if args.figures
+               else folder.resolve().parent / "figures")
     parameters = dict(_parse_parameter(p) for p in args.parameter)
     notebooks = _notebooks(folder, args.only)
     if not notebooks:
         print(f"no notebooks in {folder}: nothing to reproduce")
         return 0
-    import papermill
-    from tqdm.auto import tqdm
+    from evp.notebook import progress
 
-    for path in (bar := tqdm(notebooks, unit="notebook")):
-        bar.set_description(path.stem)
-        papermill.execute_notebook(
-            str(path), str(path), parameters=parameters, cwd=str(path.parent),
-            progress_bar=False,
-        )
-    print(f"executed {len(notebooks)} notebook(s) in {folder}")
+    failures, changed = [], []
+    with tempfile.TemporaryDirectory(prefix="evp-reproduce-") as scratch:
+        for path in (bar := progress(notebooks, unit="notebook")):
+            bar.set_description(path.stem)
+            # What the notebook may overwrite: put back if it fails.
+            kept = {f: f.read_bytes() for f in figures.glob(f"{path.stem}-*")}
+            executed = Path(scratch) / path.name
+            try:
+                execute(path, executed, parameters=parameters, cwd=path.parent)
+            except Exception as error:  # reported below; the others still run
+                _restore(figures, path.stem, kept)
+                reason = (str(error) if isinstance(error, NotebookFailed) else
+                          f"{type(error).__name__}: {error}".splitlines()[0])
+                failures.append(f"{path.stem}: {reason}")
+                continue
+            except BaseException:
+                _restore(figures, path.stem, kept)
+                raise
+            if replace_if_changed(executed, path):
+                changed.append(path.stem)
+    ran = len(notebooks) - len(failures)
+    print(f"executed {ran} of {len(notebooks)} notebook(s) in {folder}; "
+          f"{len(changed)} changed" + (f": {', '.join(changed)}" if changed else ""))
+    for line in failures:
+        print(f"evp reproduce: failed: {line}", file=sys.stderr)
+    return 2 if failures else 0
+
+
+def _restore(figures: Path, stem: str, kept: dict) -> None:
+    """Put the figures of notebook `stem` back as they were before it ran."""
+    for path in figures.glob(f"{stem}-*"):
+        if path not in kept:
+            path.unlink()
+    for path, content in kept.items():
+        if not path.exists() or path.read_bytes() != content:
+            path.write_bytes(content)
+
+
+def _find_notebook(name: str) -> Path:
+    """An analysis notebook by path, or by name in notebooks/ (here or in the
+    checkout evp was installed from)."""
+    from evp.notebook import project_root
+
+    path = Path(name).expanduser()
+    if path.suffix == ".ipynb" and path.is_file():
+        return path.resolve()
+    roots = [Path("notebooks"), *(
+        [root / "notebooks"] if (root := project_root()) else [])]
+    for folder in roots:
+        if not folder.is_dir():
+            continue
+        found = _notebooks(folder, None)
+        for candidate in found:
+            relative = candidate.relative_to(folder).with_suffix("").as_posix()
+            if name.removesuffix(".ipynb") in (candidate.stem, relative):
+                return candidate.resolve()
+        available = ", ".join(p.relative_to(folder).with_suffix("").as_posix()
+                              for p in found)
+        raise UsageError(f"NOTEBOOK: no analysis notebook {name!r} in {folder}; "
+                         f"available: {available}")
+    raise UsageError(f"NOTEBOOK: no notebook {name!r}: give the path of a .ipynb file")
+
+
+def run(args: argparse.Namespace) -> int:
+    import papermill
+
+    from evp.notebook import RUNS_FOLDER, NotebookFailed, execute, project_root
+
+    notebook = _find_notebook(args.notebook)
+    name = notebook.stem
+    declared = papermill.inspect_notebook(str(notebook))
+    results = Path(args.results).expanduser()
+    if not results.exists():
+        raise UsageError(f"RESULTS: no such file or folder {results}")
+    parameters = {"results_path": str(results.resolve()), "score_column": args.score,
+                  "check_claims": False}
+    if args.group:
+        parameters["group_column"] = args.group
+    if args.models:
+        parameters["models"] = [m.strip() for m in args.models.split(",") if m.strip()]
+    if args.minimize:
+        parameters["minimize"] = True
+    if args.cost:
+        if "cost_column" not in declared:
+            raise UsageError(f"--cost: {name} has no cost axis (it takes no "
+                             "cost_column); leave --cost out")
+        parameters["cost_column"] = args.cost
+    for text in args.parameter:
+        key, value = _parse_parameter(text)
+        if key not in declared:
+            raise UsageError(f"-p {key}: {name} has no parameter {key!r}; its "
+                             f"parameters: {', '.join(declared)}")
+        parameters[key] = value
+    missing = [key for key in parameters if key not in declared]
+    if missing:
+        raise UsageError(f"{name} does not take {', '.join(missing)}: it cannot run "
+                         "on your results")
+    out = Path(args.out or Path(RUNS_FOLDER) / name).expanduser().resolve()
+    root = project_root(notebook.parent, installed=False)
+    protected = [notebook.parent] + ([root / "notebooks", root / "figures"]
+                                     if root else [])
+    for folder in protected:
+        if out == folder.resolve() or folder.resolve() in out.parents:
+            raise UsageError(f"--out: {out} is inside {folder}, which holds the "
+                             "paper's own runs; choose another folder")
+    out.mkdir(parents=True, exist_ok=True)
+    parameters["figures_dir"] = str(out)
+    executed = out / notebook.name
+    try:
+        execute(notebook, executed, parameters=parameters, cwd=Path.cwd())
+    except NotebookFailed as error:
+        raise UsageError(f"{name} failed: {error} (the partial notebook is "
+                         f"{executed})") from None
+    written = sorted(p.name for p in out.iterdir() if p != executed)
+    print(f"ran {name} on {results}: wrote {executed.name} and "
+          f"{len(written)} file(s) in {out}: {', '.join(written)}")
     return 0
 
 
@@ -246,18 +346,59 @@ def build_parser() -> argparse.ArgumentParser:
                       help="cap on training epochs (default: per model)")
     hunt.set_defaults(handler=search)
 
-    run = commands.add_parser(
-        "reproduce", help="execute the notebooks with papermill, in place",
+    again = commands.add_parser(
+        "reproduce", help="rerun the paper's analyses: the notebooks, in place",
         description="Execute every notebook under the folder (or those named with "
-                    "--only) in place with papermill, each in its own folder; "
-                    "figures go to figures/. nbgrader assignments are skipped.")
-    run.add_argument("--only", action="append", metavar="NAME",
-                     help="run only this notebook (repeatable)")
-    run.add_argument("-p", "--parameter", action="append", default=[],
-                     metavar="KEY=VALUE", help="papermill parameter (repeatable)")
-    run.add_argument("--notebooks", default="notebooks", metavar="DIR",
-                     help="folder of notebooks (default: notebooks)")
-    run.set_defaults(handler=reproduce)
+                    "--only) with papermill, each in its own folder, into a "
+                    "temporary file. A notebook that succeeds replaces the "
+                    "committed one if anything but execution metadata changed; one "
+                    "that fails leaves the committed notebook and its figures as "
+                    "they were, the others still run, and the command ends with "
+                    "one line per failure and exit status 2. nbgrader assignments "
+                    "are skipped.")
+    again.add_argument("--only", action="append", metavar="NAME",
+                       help="run only this notebook (repeatable)")
+    again.add_argument("-p", "--parameter", action="append", default=[],
+                       metavar="KEY=VALUE", help="papermill parameter (repeatable)")
+    again.add_argument("--notebooks", default="notebooks", metavar="DIR",
+                       help="folder of notebooks (default: notebooks)")
+    again.add_argument("--figures", metavar="DIR",
+                       help="folder the notebooks write figures to (default: "
+                            "figures/ beside the notebooks folder)")
+    again.set_defaults(handler=reproduce)
+
+    own = commands.add_parser(
+        "run", help="run one analysis notebook on your own results",
+        description="Execute an analysis notebook on your results and write the "
+                    "executed notebook, its figures (PNG and PDF) and its claims "
+                    "table (CSV) to --out. Claims are reported, not asserted. "
+                    "Nothing is written inside notebooks/ or figures/. Relative "
+                    "paths are relative to the current folder.")
+    own.add_argument("notebook", metavar="NOTEBOOK",
+                     help="a notebook's name (e.g. deberta_tutorial, "
+                          "classroom/significance_tests) or path")
+    own.add_argument("results", metavar="RESULTS",
+                     help="your results: .csv, .tsv, .jsonl, or a folder written "
+                          "by evp search; one row per round")
+    own.add_argument("--score", required=True, metavar="COL",
+                     help="column of scores")
+    own.add_argument("--group", metavar="COL",
+                     help="column naming the model (default: one model)")
+    own.add_argument("--models", metavar="A,B,...",
+                     help="models to analyse, in order (default: all, in file "
+                          "order)")
+    own.add_argument("--minimize", action="store_true",
+                     help="scores are losses: lower is better")
+    own.add_argument("--cost", metavar="COL",
+                     help="column of each round's cost (notebooks with a cost "
+                          "axis)")
+    own.add_argument("-p", "--parameter", action="append", default=[],
+                     metavar="NAME=VALUE",
+                     help="any other notebook parameter, e.g. -p sample_size=20 "
+                          "or -p sample_sizes=6,12 (repeatable)")
+    own.add_argument("--out", metavar="DIR",
+                     help="output folder (default: evp-runs/NOTEBOOK)")
+    own.set_defaults(handler=run)
     return parser
 
 

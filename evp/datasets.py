@@ -40,8 +40,10 @@ A failed download, a missing file or a hash (or count) mismatch raises one
 :class:`DatasetError` that names the file, what was expected and ``EVP_DATA_DIR``;
 a wrong table is never returned silently.
 
-:func:`read_results` reads your own search results (CSV, TSV, JSON Lines or a
-DataFrame) into a validated tidy frame.
+:func:`read_results` reads your own search results (CSV, TSV, JSON Lines, a folder
+written by ``evp search``, or a DataFrame) into a validated tidy frame;
+:func:`scores_by_model` splits it into one array of scores per model, and
+:func:`load_search` reads the trials ``evp search`` writes.
 
 References
 ----------
@@ -82,8 +84,10 @@ __all__ = [
     "Source",
     "load_deberta",
     "load_reuters",
+    "load_search",
     "load_sst5",
     "read_results",
+    "scores_by_model",
 ]
 
 DATA_DIR_VARIABLE = "EVP_DATA_DIR"
@@ -616,11 +620,23 @@ def _read_table(path: Path) -> pd.DataFrame:
         return pd.read_csv(path)
     if kind == "tsv":
         return pd.read_csv(path, sep="\t")
+    return _read_json_lines(path)
+
+
+def _read_json_lines(path: Path) -> pd.DataFrame:
+    """One row per JSON object; nested objects become ``outer.inner`` columns."""
     try:
-        return pd.read_json(path, lines=True, dtype=False)
+        frame = pd.read_json(path, lines=True, dtype=False)
     except ValueError as exc:
         raise ValueError(f"path_or_frame: {path.name} is not valid JSON Lines (one "
                          f"JSON object per line): {_reason(exc)}") from None
+    nested = [c for c in frame.columns
+              if frame[c].map(lambda v: isinstance(v, dict)).any()]
+    if not nested:
+        return frame
+    flat = [pd.json_normalize(frame[c].map(lambda v: v if isinstance(v, dict) else {})
+                              .tolist()).add_prefix(f"{c}.") for c in nested]
+    return pd.concat([frame.drop(columns=nested), *flat], axis=1)
 
 
 def _numeric(frame: pd.DataFrame, column, role: str) -> np.ndarray:
@@ -643,8 +659,10 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
     path_or_frame : str, os.PathLike or pandas.DataFrame
         A file with one row per search round and a header — CSV (``.csv``), TSV
         (``.tsv``, ``.tab``) or JSON Lines (``.jsonl``, ``.ndjson``; one object per
-        line), optionally compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``,
-        ``.zip``) — or a DataFrame with the same content.
+        line; nested objects become ``outer.inner`` columns), optionally
+        compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.zip``); a folder of
+        ``evp search`` trials (see :func:`load_search`); or a DataFrame with the
+        same content. A relative path is relative to the current folder.
     score : str
         Column holding each round's validation score.
     group : str, optional
@@ -658,6 +676,8 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
         A new frame with a fresh index and columns ``score`` (float), ``group``
         (str, when `group` is given) and ``cost`` (float, when `cost` is given),
         followed by the remaining original columns unchanged, in their order.
+        ``.attrs["columns"]`` maps ``"score"``, ``"group"`` and ``"cost"`` to the
+        original column names (None where not given), for labels and messages.
 
     Raises
     ------
@@ -684,7 +704,8 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
     if isinstance(path_or_frame, pd.DataFrame):
         frame = path_or_frame
     elif isinstance(path_or_frame, str | os.PathLike):
-        frame = _read_table(Path(path_or_frame))
+        path = Path(path_or_frame).expanduser()
+        frame = load_search(path) if path.is_dir() else _read_table(path)
     else:
         raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
                         f"got {_describe(path_or_frame)}")
@@ -728,4 +749,129 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
             raise ValueError(f"cost column {cost!r} has negative values in rows "
                              f"{_rows(costs < 0)} {_ROW_NOTE}")
         tidy["cost"] = costs
-    return pd.concat([tidy, frame[rest]], axis=1)
+    tidy = pd.concat([tidy, frame[rest]], axis=1)
+    tidy.attrs["columns"] = {"score": score, "group": group, "cost": cost}
+    return tidy
+
+
+def scores_by_model(results, models=None, *, minimize: bool = False,
+                    score: str = "score", group: str | None = "group") -> dict:
+    """Split tidy results into one array of scores per model.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per search round, as :func:`read_results` returns it (or any frame
+        with the columns named by `score` and `group`).
+    models : sequence of str, optional
+        The models to return, in this order; default every model, in order of
+        first appearance.
+    minimize : bool, default False
+        The scores are losses. They are returned negated, so that higher is better
+        for every model: pass them on with ``minimize=False``.
+    score, group : str
+        Columns of the scores and of the model names. Without a `group` column the
+        whole frame is one model, named after the score column.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each model's scores (float, in file order), keyed by model name.
+
+    Raises
+    ------
+    ValueError
+        A column is missing, or a model in `models` has no rounds (the message
+        lists the models present).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evp.datasets import read_results, scores_by_model
+    >>> runs = pd.DataFrame({"acc": [0.8, 0.7, 0.9], "arm": ["a", "b", "a"]})
+    >>> scores_by_model(read_results(runs, score="acc", group="arm"))
+    {'a': array([0.8, 0.9]), 'b': array([0.7])}
+    """
+    if not isinstance(results, pd.DataFrame):
+        raise TypeError(f"results must be a DataFrame of search rounds, got "
+                        f"{_describe(results)}")
+    if score not in results.columns:
+        raise ValueError(f"results have no score column {score!r}; columns: "
+                         f"{list(results.columns)}")
+    sign = -1.0 if minimize else 1.0
+    if group is None or group not in results.columns:
+        name = results.attrs.get("columns", {}).get("score") or score
+        everything = {str(name): sign * results[score].to_numpy(dtype=float)}
+        if models is not None and list(models) != list(everything):
+            raise ValueError(f"models: the results have no model column, so they "
+                             f"hold one model only; drop models={list(models)!r} "
+                             "or name the model column")
+        return everything
+    names = results[group].astype(str)
+    present = list(dict.fromkeys(names))
+    if models is None:
+        models = present
+    elif isinstance(models, str):
+        models = [models]
+    models = [str(m) for m in models]
+    missing = [m for m in models if m not in present]
+    if missing:
+        column = results.attrs.get("columns", {}).get("group") or group
+        raise ValueError(f"models: no rounds of {', '.join(map(repr, missing))} in "
+                         f"column {column!r}; models present: {', '.join(present)}")
+    if len(set(models)) != len(models):
+        raise ValueError(f"models: each model once, got {models}")
+    values = results[score].to_numpy(dtype=float)
+    return {m: sign * values[(names == m).to_numpy()] for m in models}
+
+
+_SEARCH_FIELDS = ("model", "trial", "accuracy")
+
+
+def load_search(path) -> pd.DataFrame:
+    """Read what ``evp search`` writes: one JSON Lines file, or a folder of them.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.jsonl`` file of trials (one JSON object per finished trial, as
+        :func:`evp.search.runner.run_search` appends them), or a folder whose
+        ``*.jsonl`` files are read in name order (one file per model).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per trial, sorted by model (in file order) and trial: the
+        trial's fields (``model``, ``trial``, ``accuracy``, ``seconds``, …) and
+        its hyperparameters as ``config.<name>`` columns (recorded library
+        versions as ``versions.<name>``). Pass it to :func:`read_results` with
+        ``score="accuracy", group="model", cost="seconds"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file or folder, or a folder without ``.jsonl`` files.
+    ValueError
+        A file is not JSON Lines, or a trial lacks ``model``, ``trial`` or
+        ``accuracy``.
+    """
+    path = Path(path).expanduser()
+    if path.is_dir():
+        files = sorted(path.glob("*.jsonl"))
+        if not files:
+            raise FileNotFoundError(f"path: no .jsonl files of trials in {path}")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise FileNotFoundError(f"path: no such file or folder {path}")
+    frames = []
+    for file in files:
+        frame = _read_json_lines(file)
+        lacking = [f for f in _SEARCH_FIELDS if f not in frame.columns]
+        if lacking or frame.empty:
+            raise ValueError(f"path: {file.name} is not a file of `evp search` trials "
+                             f"(it lacks {', '.join(lacking) or 'trials'})")
+        frames.append(frame.sort_values("trial", kind="stable"))
+    trials = pd.concat(frames, ignore_index=True)
+    order = ["model", "trial", "accuracy"]
+    return trials[order + [c for c in trials.columns if c not in order]]

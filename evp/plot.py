@@ -40,17 +40,17 @@ def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
     return paths
 
 
-def _groups(data, score, hue):
-    """(name, scores) pairs, one per model, in order of first appearance."""
+def _split(data, column, hue):
+    """{model: values of `column`}, one entry per model in order of appearance."""
+    from evp.datasets import scores_by_model
+
     if data is None:
         raise ValueError("data must be a DataFrame with one row per search round")
-    for column in (score, hue):
-        if column is not None and column not in data.columns:
-            raise ValueError(f"no column {column!r} in data; columns are "
+    for name in (column, hue):
+        if name is not None and name not in data.columns:
+            raise ValueError(f"no column {name!r} in data; columns are "
                              f"{list(data.columns)}")
-    if hue is None:
-        return [(score, data)]
-    return [(str(name), frame) for name, frame in data.groupby(hue, sort=False)]
+    return scores_by_model(data, score=column, group=hue)
 
 
 def tuning_curve_table(
@@ -77,8 +77,8 @@ def tuning_curve_table(
 
     estimator = as_choice(estimator, "estimator", ESTIMATORS)
     tables = []
-    for name, frame in _groups(data, y, hue):
-        scores = frame[y].to_numpy(dtype=float)
+    costs = _split(data, cost, hue) if cost is not None else {}
+    for name, scores in _split(data, y, hue).items():
         n = np.arange(1, len(scores) + 1) if ns is None else np.asarray(ns)
         table = pd.DataFrame({
             "model": name,
@@ -87,7 +87,7 @@ def tuning_curve_table(
             "std": expected_max_std(scores, n, minimize=minimize),
         })
         if cost is not None:
-            table["budget"] = n * frame[cost].to_numpy(dtype=float).mean()
+            table["budget"] = n * costs[name].mean()
         if band is not None:
             from evp.bands import tuning_curve_band
 
@@ -172,9 +172,10 @@ def plot_tuning_curves(
     models = list(dict.fromkeys(table["model"]))
     colors = sns.color_palette(palette, n_colors=len(models))
     position = "budget" if x == "cost" else "n"
+    split = _split(data, y, hue)
     for model, color in zip(models, colors, strict=True):
         rows = table[table["model"] == model]
-        scores = data[y] if hue is None else data.loc[data[hue].astype(str) == model, y]
+        scores = split[model]
         low, high = float(scores.min()), float(scores.max())
         ax.plot(rows[position], rows["curve"], color=color, label=model)
         if std:

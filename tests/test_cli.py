@@ -75,11 +75,28 @@ def test_compare_prints_the_library_labels(results_csv):
     done = run("compare", path, "--score", "acc", "--group", "model", "a", "b",
                "--ns", "1,2,5,10")
     assert done.returncode == 0, done.stderr
-    labels = [line.split()[-1] for line in done.stdout.strip().splitlines()[1:]]
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].split()[-6:] == ["a", "beats", "b", "b", "beats", "a"]
+    forward = [line.split()[-2] for line in lines[1:]]
+    backward = [line.split()[-1] for line in lines[1:]]
     a = frame.loc[frame["model"] == "a", "acc"]
     b = frame.loc[frame["model"] == "b", "acc"]
-    assert labels == list(evp.compare(a, b, [1, 2, 5, 10], 0.8).evidence)
-    assert labels[0] == "strong"  # a's scores all lie above b's
+    assert forward == list(evp.compare(a, b, [1, 2, 5, 10], 0.8).evidence)
+    assert backward == list(evp.compare(b, a, [1, 2, 5, 10], 0.8).evidence)
+    assert forward[0] == "strong"  # a's scores all lie above b's
+    assert backward == ["none"] * 4
+
+
+def test_compare_says_when_the_second_model_is_better(results_csv):
+    # b's band lies wholly above a's: the table says so in its own column,
+    # where a one-way table would say "none".
+    path, _ = results_csv
+    done = run("compare", path, "--score", "acc", "--group", "model", "b", "a",
+               "--ns", "1,2")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.strip().splitlines()[1:]]
+    assert [(r[0], r[-2], r[-1]) for r in rows] == [("1", "none", "strong"),
+                                                    ("2", "none", "strong")]
 
 
 @pytest.mark.parametrize("args", [
@@ -98,7 +115,7 @@ def test_bad_input_is_one_line_without_traceback(args, results_csv, tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
-@pytest.mark.parametrize("command", ["curve", "compare", "reproduce"])
+@pytest.mark.parametrize("command", ["curve", "compare", "reproduce", "run"])
 def test_help(command):
     done = run(command, "--help")
     assert done.returncode == 0 and "usage: evp " + command in done.stdout
