@@ -1,0 +1,201 @@
+"""`evp run`: every analysis notebook on users' own result files.
+
+The matrix runs each analysis notebook on three made-up result files of the kinds
+users bring (tests/user_results.py), with small sizes so that it stays quick. Each
+run must exit 0, write its figures and claims table into its own output folder, and
+leave the checkout exactly as it was.
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from evp import cli
+from user_results import write_fold_results, write_search_results
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+
+# Per notebook: small sizes, so that the whole matrix runs in a couple of minutes.
+SMALL = {
+    "band_ablations": ["-p", "sample_sizes=6,20", "-p", "appendix_sizes=12,96"],
+    "deberta_coverage": ["-p", "n_rounds=64", "-p", "sample_size=20",
+                         "-p", "confidences=0.5,0.9", "-p", "n_budgets=20"],
+    "deberta_tutorial": ["-p", "sample_size=20", "-p", "n_repeats=50"],
+    "incorrect_conclusions": ["-p", "budgets=5,10", "-p", "n_draws=500"],
+    "mean_vs_median": ["-p", "sample_sizes=6,12,24,96"],
+    "reuters_point_estimates_and_bootstrap": [
+        "-p", "n_splits=100", "-p", "n_rounds=32", "-p", "round_size=20",
+        "-p", "n_resamples=64"],
+    "sample_size": ["-p", "sample_sizes=6,10,14", "-p", "more_sizes=30",
+                    "-p", "confidences=0.5,0.8", "-p", "grid_size=300"],
+    "sst_case_studies": [],
+    "synthetic_mse": ["-p", "n_samples=200", "-p", "sample_size=10", "-p", "max_n=10",
+                      "-p", "monte_carlo_draws=500"],
+    "significance_tests": ["-p", "n_resamples=2000", "-p", "null_pairs=10",
+                           "-p", "null_datasets=100", "-p", "null_resamples=200"],
+}
+# Analyses of paired per-fold scores take the fold files; the rest search results.
+PAIRED = {"significance_tests"}
+NOT_ON_USERS_DATA = {"tuning_and_cross_validation"}  # it trains its own classifiers
+
+ANALYSES = [p for p in cli._notebooks(NOTEBOOKS, None)
+            if p.stem not in NOT_ON_USERS_DATA]
+
+
+def git_status():
+    done = subprocess.run(["git", "status", "--porcelain", "--ignored=no"],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def evp(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "evp.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def test_every_analysis_has_small_sizes_for_the_matrix():
+    assert {p.stem for p in ANALYSES} == set(SMALL)
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory):
+    """Run the whole matrix, two notebooks at a time; return the runs and the
+    checkout's git status before and after."""
+    here = tmp_path_factory.mktemp("user")
+    files = {"search": write_search_results(here), "paired": write_fold_results(here)}
+    jobs = []
+    for notebook in ANALYSES:
+        kind = "paired" if notebook.stem in PAIRED else "search"
+        for name, (path, options) in files[kind].items():
+            if notebook.stem != "sst_case_studies":
+                options = _without_cost(options)
+            out = here / "runs" / f"{notebook.stem}--{name}"
+            relative = notebook.relative_to(NOTEBOOKS).with_suffix("").as_posix()
+            jobs.append(((notebook.stem, name), ["run", relative, path.name, *options,
+                                                 *SMALL[notebook.stem], "--out", out]))
+    before = git_status()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = dict(zip([key for key, _ in jobs],
+                        pool.map(lambda job: evp(*job[1], cwd=here), jobs),
+                        strict=True))
+    return {"runs": done, "folder": here, "before": before, "after": git_status()}
+
+
+def _without_cost(options):
+    options = list(options)
+    if "--cost" in options:
+        at = options.index("--cost")
+        del options[at: at + 2]
+    return options
+
+
+CASES = [(p.stem, name) for p in ANALYSES
+         for name in (("folds-ties", "folds-five-percent", "folds-losses")
+                      if p.stem in PAIRED
+                      else ("few-rounds-ties", "five-models-percent", "losses"))]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}")
+def test_every_notebook_runs_on_users_results(matrix, case):
+    done = matrix["runs"][case]
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = matrix["folder"] / "runs" / f"{case[0]}--{case[1]}"
+    executed = out / f"{case[0]}.ipynb"
+    cells = json.loads(executed.read_text())["cells"]
+    errors = [o for c in cells for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert not errors
+    figures = sorted(out.glob(f"{case[0]}-*.png"))
+    assert figures, "no figures written"
+    assert {f.with_suffix(".pdf").exists() for f in figures} == {True}
+    claims = out / f"{case[0]}-claims.csv"
+    assert claims.exists() and claims.read_text().startswith("claim,this run,holds")
+    # The notebook ran on the user's file, not on the paper's data.
+    text = executed.read_text()
+    assert case[1] in text
+
+
+def test_the_matrix_leaves_the_checkout_as_it_was(matrix):
+    assert matrix["after"] == matrix["before"]
+
+
+def test_a_failing_cell_is_one_line_with_the_partial_notebook(tmp_path):
+    (path, options), *_ = write_search_results(tmp_path).values()
+    done = evp("run", "deberta_tutorial", path.name, *_without_cost(options),
+               "-p", "method=nope", cwd=tmp_path)
+    assert done.returncode == 2
+    line, = done.stderr.strip().splitlines()
+    assert line.startswith("evp run: deberta_tutorial failed: ValueError: method")
+    partial = tmp_path / "evp-runs" / "deberta_tutorial" / "deberta_tutorial.ipynb"
+    assert str(partial) in line and partial.exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["deberta_tutorial", "{file}", "--score", "acc", "-p", "nope=1"],
+     "-p nope: deberta_tutorial has no parameter 'nope'"),
+    (["deberta_tutorial", "{file}", "--score", "acc", "--cost", "seconds"],
+     "--cost: deberta_tutorial has no cost axis"),
+    (["no_such_analysis", "{file}", "--score", "acc"],
+     "NOTEBOOK: no analysis notebook 'no_such_analysis'"),
+    (["deberta_tutorial", "missing.csv", "--score", "acc"],
+     "RESULTS: no such file or folder missing.csv"),
+    (["deberta_tutorial", "{file}", "--score", "acc", "--out", str(ROOT / "figures")],
+     "--out:"),
+    (["deberta_tutorial", "{file}", "--score", "acc", "--group", "arm",
+      "-p", "sample_size=0"],
+     "deberta_tutorial failed: ValueError: sample_size: sizes must be at least 2"),
+])
+def test_bad_runs_are_one_line(tmp_path, args, message):
+    (path, _), *_ = write_search_results(tmp_path).values()
+    before = git_status()
+    done = evp("run", *(a.replace("{file}", path.name) for a in args), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    line, = done.stderr.strip().splitlines()
+    assert line.startswith("evp run: ") and message in line, line
+    assert git_status() == before
+
+
+def test_relative_paths_are_the_callers(tmp_path):
+    # A results path relative to the folder evp was started in, and the default
+    # output folder under it.
+    (path, options), *_ = write_search_results(tmp_path / "results").values()
+    done = evp("run", "mean_vs_median", Path("results") / path.name,
+               *_without_cost(options), *SMALL["mean_vs_median"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "evp-runs" / "mean_vs_median" / "mean_vs_median-fig8.png").exists()
+
+
+def readme_block(heading):
+    """The commands of the bash block under `heading` in the README."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index(heading):]
+    block = section[section.index("```bash") + len("```bash"): section.index("```\n", 8)]
+    return [line for line in block.strip().splitlines() if line and line[0] != "#"]
+
+
+def test_the_readme_examples_work_verbatim_from_the_repo_root(tmp_path):
+    if "EVP_DATA_DIR" not in os.environ and not (ROOT.parent / "shared" / "data").is_dir():
+        pytest.skip("needs the Reuters data: set EVP_DATA_DIR")
+    # A stand-in for the repository root: its notebooks, and nothing else to damage.
+    (tmp_path / "notebooks").symlink_to(NOTEBOOKS, target_is_directory=True)
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+                                f"{os.environ['PATH']}")
+    env.setdefault("EVP_DATA_DIR", str(ROOT.parent / "shared" / "data"))
+    before = git_status()
+    for command in readme_block("## Your own results in every notebook"):
+        done = subprocess.run(shlex.split(command), cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
+    runs = tmp_path / "evp-runs"
+    assert sorted(p.name for p in (runs / "deberta_tutorial").glob("*-fig2.*")) == [
+        "deberta_tutorial-fig2.pdf", "deberta_tutorial-fig2.png"]
+    assert (runs / "mean_vs_median" / "mean_vs_median-claims.csv").exists()
+    assert git_status() == before
