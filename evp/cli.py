@@ -31,9 +31,11 @@ def _parse_parameter(text: str) -> tuple[str, object]:
     if not sep or not key.isidentifier():
         raise UsageError(f"-p expects key=value, got {text!r}")
     try:
-        return key, ast.literal_eval(value)
+        parsed = ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return key, value
+    # 6,12 reads as a tuple: a notebook wants it as a list.
+    return key, list(parsed) if isinstance(parsed, tuple) else parsed
 
 
 # Folders whose notebooks are not analyses to execute: nbgrader assignments (the

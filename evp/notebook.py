@@ -272,6 +272,8 @@ class Results:
         rounds, with a printed note; sizes below `at_least` are an error.
         """
         values = as_list(values, name, kind=int)
+        if values is None:
+            raise ValueError(f"{name}: give one or more sample sizes, not None")
         models = self.models if models is None else models
         rounds = min(self.scores[m].size for m in models)
         smallest = min(models, key=lambda m: self.scores[m].size)
@@ -366,9 +368,9 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
                              "is exact for continuous scores, close with ties")
     if minimize:
         results.notes.append(f"{score_name} is a loss: the analysis works on "
-                             f"-{score_name} (higher is better); tables show "
-                             f"-{score_name}, figures {score_name} with the best "
-                             "at the top")
+                             f"-{score_name}, so that higher is better; figures show "
+                             f"{score_name} with the best at the top, and tables "
+                             f"in -{score_name} say so")
     return results
 
 
@@ -566,7 +568,9 @@ def execute(source, output, *, parameters=None, cwd=None) -> None:
         papermill.execute_notebook(
             str(source), str(output), parameters=parameters or None,
             cwd=None if cwd is None else str(cwd), progress_bar=False,
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            # The kernel's own log (a transport warning at start, an interrupt
+            # at shutdown) says nothing about the notebook.
+            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
         )
     except PapermillExecutionError as error:
         failure = error

@@ -73,5 +73,26 @@ def test_notebook_follows_the_conventions(path):
     # Figures are named <notebook>-<figure>.
     assert list((NOTEBOOKS.parent / "figures").glob(f"{path.stem}-*.png")), \
         "no figures written"
-    for marker in ("/work/", "/tmp/", ".venv", "/home/", "/root/"):
+    for marker in ("/work/", "/tmp/", ".venv", "/home/", "/root/", "PosixPath"):
         assert marker not in text, f"machine path {marker!r} in {path.name}"
+    # Committed as `evp reproduce` writes them: no timestamps, no progress bars.
+    for churn in ('"start_time"', '"iopub.execute_input"', "widget-view+json",
+                  "it/s]"):
+        assert churn not in text, f"{churn} in {path.name}"
+
+
+# The parameters every analysis of users' results takes, under the same names.
+SHARED_PARAMETERS = ("results_path", "score_column", "group_column", "models",
+                     "minimize", "check_claims", "figures_dir")
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in ANALYSES if p.stem != "tuning_and_cross_validation"],
+    ids=lambda p: p.stem)
+def test_analyses_take_users_results_under_the_same_names(path):
+    declared = papermill.inspect_notebook(str(path))
+    missing = [name for name in SHARED_PARAMETERS if name not in declared]
+    assert not missing, f"{path.name} lacks {missing}"
+    # None means the paper's data, and outputs beside the paper's figures.
+    assert declared["results_path"]["default"] == "None"
+    assert declared["figures_dir"]["default"] == "None"

@@ -68,7 +68,8 @@ def test_a_failing_notebook_leaves_its_files_untouched(project):
     done = evp("reproduce", "-p", "fail=True", cwd=project)
     assert done.returncode == 2
     failures = [line for line in done.stderr.splitlines() if "failed" in line]
-    assert failures == ["evp reproduce: failed: fragile: ValueError: fail: told to fail"]
+    assert failures == [
+        "evp reproduce: failed: fragile: ValueError: fail: told to fail"]
     after = snapshot(project)
     for name in ("notebooks/fragile.ipynb", "figures/fragile-line.png",
                  "figures/fragile-line.pdf"):
@@ -76,8 +77,9 @@ def test_a_failing_notebook_leaves_its_files_untouched(project):
     assert not (project / "figures" / "fragile-extra.png").exists()
     # The other notebook still ran, with the parameter (papermill records it).
     assert "executed 1 of 2 notebook(s)" in done.stdout
-    assert after[Path("notebooks/steady.ipynb")] != before[Path("notebooks/steady.ipynb")]
-    assert b'"fail": true' in after[Path("notebooks/steady.ipynb")]
+    steady = Path("notebooks/steady.ipynb")
+    assert after[steady] != before[steady]
+    assert b'"fail": true' in after[steady]
 
 
 def test_a_rerun_rewrites_nothing(project):

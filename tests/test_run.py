@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from user_results import write_fold_results, write_search_results
 
 from evp import cli
-from user_results import write_fold_results, write_search_results
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -170,25 +170,28 @@ def test_relative_paths_are_the_callers(tmp_path):
     done = evp("run", "mean_vs_median", Path("results") / path.name,
                *_without_cost(options), *SMALL["mean_vs_median"], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "evp-runs" / "mean_vs_median" / "mean_vs_median-fig8.png").exists()
+    out = tmp_path / "evp-runs" / "mean_vs_median"
+    assert (out / "mean_vs_median-fig8.png").exists()
 
 
 def readme_block(heading):
     """The commands of the bash block under `heading` in the README."""
     text = (ROOT / "README.md").read_text()
     section = text[text.index(heading):]
-    block = section[section.index("```bash") + len("```bash"): section.index("```\n", 8)]
-    return [line for line in block.strip().splitlines() if line and line[0] != "#"]
+    start = section.index("```bash\n") + len("```bash\n")
+    block = section[start: section.index("```", start)]
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
 
 
 def test_the_readme_examples_work_verbatim_from_the_repo_root(tmp_path):
-    if "EVP_DATA_DIR" not in os.environ and not (ROOT.parent / "shared" / "data").is_dir():
+    shared = ROOT.parent / "shared" / "data"
+    if "EVP_DATA_DIR" not in os.environ and not shared.is_dir():
         pytest.skip("needs the Reuters data: set EVP_DATA_DIR")
     # A stand-in for the repository root: its notebooks, and nothing else to damage.
     (tmp_path / "notebooks").symlink_to(NOTEBOOKS, target_is_directory=True)
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
                                 f"{os.environ['PATH']}")
-    env.setdefault("EVP_DATA_DIR", str(ROOT.parent / "shared" / "data"))
+    env.setdefault("EVP_DATA_DIR", str(shared))
     before = git_status()
     for command in readme_block("## Your own results in every notebook"):
         done = subprocess.run(shlex.split(command), cwd=tmp_path, env=env,
