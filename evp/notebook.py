@@ -430,6 +430,8 @@ def budget_axis(ax, n, *, log: bool = True) -> None:
     ticks = [t for t in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000, 2000,
                          5000, 10000) if t <= n]
     ticks = ticks[:: max(1, -(-len(ticks) // 7))]
+    if n / ticks[-1] > 1.4:  # label the largest budget too, unless crowded
+        ticks.append(n)
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(plt.NullFormatter())
 
