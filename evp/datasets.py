@@ -626,7 +626,7 @@ def _read_table(path: Path) -> pd.DataFrame:
 def _read_json_lines(path: Path) -> pd.DataFrame:
     """One row per JSON object; nested objects become ``outer.inner`` columns."""
     try:
-        frame = pd.read_json(path, lines=True, dtype=False)
+        frame = pd.read_json(path, lines=True, dtype=False, precise_float=True)
     except ValueError as exc:
         raise ValueError(f"path_or_frame: {path.name} is not valid JSON Lines (one "
                          f"JSON object per line): {_reason(exc)}") from None

@@ -50,6 +50,7 @@ __all__ = [
     "SST5_SEARCHES",
     "PaperData",
     "Results",
+    "as_count",
     "as_list",
     "budget_axis",
     "data_limits",
@@ -123,6 +124,23 @@ def as_list(value, name: str, *, kind: Callable = str) -> list | None:
     if not items:
         raise ValueError(f"{name}: the list is empty; give at least one value")
     return items
+
+
+def as_count(value, name: str, *, at_least: int = 1) -> int:
+    """A whole-number parameter (a number of draws, rounds, …), however passed.
+
+    >>> as_count("500", "n_draws")
+    500
+    """
+    try:
+        (count,) = as_list(value, name, kind=int)
+    except ValueError:
+        count = None
+    if count is None:
+        raise ValueError(f"{name}: expected a whole number, got {value!r}")
+    if count < at_least:
+        raise ValueError(f"{name}: must be at least {at_least}, got {count}")
+    return count
 
 
 def _convert(item, kind):
@@ -210,9 +228,30 @@ class Results:
     source: str
     notes: list = field(default_factory=list)
 
+    @classmethod
+    def from_scores(cls, scores: dict, *, score_name: str = "score",
+                    source: str = "") -> Results:
+        """Results of a notebook's own making (a simulated bag, say): a frame with
+        ``score`` and ``group`` columns is built from {model: scores}."""
+        data = pd.concat([pd.DataFrame({"score": np.asarray(s, dtype=float),
+                                        "group": str(m)})
+                          for m, s in scores.items()], ignore_index=True)
+        return cls(data=data, scores={str(m): np.asarray(s, dtype=float)
+                                      for m, s in scores.items()},
+                   minimize=False, paper=None, score_name=score_name, source=source)
+
     @property
     def models(self) -> list[str]:
         return list(self.scores)
+
+    def first(self, count: int) -> list[str]:
+        """The first `count` models, with a printed note when there are more."""
+        chosen = self.models[:count]
+        if len(self.models) > count:
+            names = " and ".join(self.label(m) for m in chosen)
+            print(f"note: analysing the first {'model' if count == 1 else 'models'}, "
+                  f"{names}, of {len(self.models)}; choose with models")
+        return chosen
 
     @property
     def is_paper(self) -> bool:
@@ -265,30 +304,36 @@ class Results:
                 f"to the metric's possible range, or None if unknown")
         return (-high, -low) if self.minimize else (low, high)
 
-    def sizes(self, values, name: str, *, models=None, at_least: int = 1) -> list[int]:
+    def sizes(self, values, name: str, *, models=None, at_least: int = 1,
+              at_most: int | None = None, reason: str = "") -> list[int]:
         """Sample sizes that the data allow, in order, without repeats.
 
-        A size above the rounds of the smallest model is replaced by that number of
-        rounds, with a printed note; sizes below `at_least` are an error.
+        A size above the rounds of the smallest model (or above `at_most`, for
+        the `reason` given) is replaced by that number, with a printed note; a
+        size below `at_least`, or data too small for it, is an error naming the
+        parameter.
         """
         values = as_list(values, name, kind=int)
         if values is None:
             raise ValueError(f"{name}: give one or more sample sizes, not None")
         models = self.models if models is None else models
-        rounds = min(self.scores[m].size for m in models)
         smallest = min(models, key=lambda m: self.scores[m].size)
+        limit = self.scores[smallest].size
+        why = f"the {limit} rounds of model {self.label(smallest)!r}"
+        if at_most is not None and at_most < limit:
+            limit, why = at_most, reason or f"at most {at_most}"
         low = [v for v in values if v < at_least]
         if low:
-            raise ValueError(f"{name}: sizes must be at least {at_least}, got "
-                             f"{low}")
-        clipped = [v for v in values if v > rounds]
-        if rounds < at_least:
-            raise ValueError(f"{name}: model {smallest!r} has only {rounds} rounds; "
-                             f"this analysis needs at least {at_least}")
+            raise ValueError(f"{name}: sizes must be at least {at_least}, got {low}")
+        if limit < at_least:
+            raise ValueError(f"{name}: at most {limit} fit ({why}), but this "
+                             f"analysis needs at least {at_least}")
+        clipped = [v for v in values if v > limit]
         if clipped:
-            print(f"note: {name} {clipped} exceed the {rounds} rounds of model "
-                  f"{self.label(smallest)!r}; using {rounds} instead")
-        return list(dict.fromkeys(min(v, rounds) for v in values))
+            shown = ", ".join(map(str, clipped))
+            print(f"note: {name} {shown} {'exceeds' if len(clipped) == 1 else 'exceed'}"
+                  f" {why}; using {limit} instead")
+        return list(dict.fromkeys(min(v, limit) for v in values))
 
     def summary(self) -> pd.DataFrame:
         """Rounds, distinct values, median, 90% quantile and best score per model."""

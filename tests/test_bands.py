@@ -517,3 +517,35 @@ def test_ties_do_not_warn_for_dkw():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evp.cdf_band([0.1, 0.5, 0.5, 0.9], method="dkw")
+
+
+def test_compare_answers_both_directions():
+    # The reverse evidence is the §2 heuristic for "b beats a", written out from
+    # the same two bands; it is what compare(b, a) says.
+    rng = np.random.default_rng(21)
+    ks = np.arange(1, 30)
+    for _ in range(20):
+        a = rng.normal(0, 1, size=rng.integers(5, 60))
+        b = rng.normal(rng.normal(0, 0.5), 1, size=rng.integers(5, 60))
+        result = evp.compare(a, b, ks)
+        assert list(result.reverse_evidence) == expected_labels(result.band_b,
+                                                                result.band_a)
+        np.testing.assert_array_equal(result.reverse_evidence,
+                                      evp.compare(b, a, ks).evidence)
+
+
+def test_the_second_model_wholly_above_is_strong_evidence_for_it():
+    rng = np.random.default_rng(22)
+    worse, better = rng.normal(0.0, 0.1, 100), rng.normal(1.0, 0.1, 100)
+    result = evp.compare(worse, better, [1, 2, 5])
+    assert result.band_b.lower.min() > result.band_a.upper.max()
+    assert list(result.evidence) == ["none"] * 3
+    assert list(result.reverse_evidence) == ["strong"] * 3
+    assert list(result.winner(("worse", "better"))) == ["better"] * 3
+    assert result.describe(("worse", "better")) == [
+        "n = 1–5: strong evidence that better beats worse (better's band lies wholly "
+        "above worse's)."]
+    table = result.to_frame(("worse", "better"))
+    assert list(table["n"]) == [1, 2, 5]
+    assert list(table["better beats worse"]) == ["strong"] * 3
+    assert "b beats a: strong at 3" in repr(result)

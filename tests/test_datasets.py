@@ -28,8 +28,10 @@ from evp.datasets import (
     Source,
     load_deberta,
     load_reuters,
+    load_search,
     load_sst5,
     read_results,
+    scores_by_model,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -592,3 +594,82 @@ def test_read_results_other_bad_input(runs, tmp_path):
     (tmp_path / "broken.jsonl").write_text('{"f1": 0.5}\n{"f1": \n')
     with pytest.raises(ValueError, match="not valid JSON Lines"):
         read_results(tmp_path / "broken.jsonl", score="f1")
+
+
+def test_read_results_remembers_the_users_column_names(runs):
+    got = read_results(runs, score="f1", group="model")
+    assert got.attrs["columns"] == {"score": "f1", "group": "model", "cost": None}
+
+
+def test_read_results_flattens_nested_json_lines(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"acc": 0.5, "config": {"lr": 0.1, "depth": 2}}\n'
+                    '{"acc": 0.7, "config": {"lr": 0.2}}\n')
+    got = read_results(path, score="acc")
+    assert list(got.columns) == ["score", "config.lr", "config.depth"]
+    assert got["config.lr"].tolist() == [0.1, 0.2]
+    assert got["config.depth"].iloc[0] == 2 and np.isnan(got["config.depth"].iloc[1])
+
+
+def test_scores_by_model_splits_in_file_order(runs):
+    data = read_results(runs, score="f1", group="model")
+    got = scores_by_model(data)
+    assert list(got) == ["lstm", "mlp"]
+    np.testing.assert_array_equal(got["lstm"], [0.5, 0.625])
+    np.testing.assert_array_equal(got["mlp"], [0.75, 0.25])
+    chosen = scores_by_model(data, ["mlp", "lstm"], minimize=True)
+    assert list(chosen) == ["mlp", "lstm"]
+    np.testing.assert_array_equal(chosen["mlp"], [-0.75, -0.25])
+
+
+def test_scores_by_model_without_groups_is_one_model_named_after_the_score(runs):
+    got = scores_by_model(read_results(runs, score="f1"))
+    assert list(got) == ["f1"]
+    np.testing.assert_array_equal(got["f1"], runs["f1"])
+
+
+def test_scores_by_model_names_the_missing_model(runs):
+    data = read_results(runs, score="f1", group="model")
+    with pytest.raises(ValueError, match=r"models: no rounds of 'gru' in column "
+                                         r"'model'; models present: lstm, mlp"):
+        scores_by_model(data, ["lstm", "gru"])
+    with pytest.raises(ValueError, match="each model once"):
+        scores_by_model(data, ["lstm", "lstm"])
+
+
+def write_trials(path, model, accuracies):
+    path.write_text("".join(
+        json.dumps({"model": model, "trial": i, "accuracy": a, "seconds": 1.0 + i,
+                    "config": {"lr": 10.0 ** -i}}) + "\n"
+        for i, a in reversed(list(enumerate(accuracies)))))
+
+
+def test_load_search_reads_a_file_or_a_folder_of_them(tmp_path):
+    write_trials(tmp_path / "cnn.jsonl", "cnn", [0.3, 0.4, 0.35])
+    write_trials(tmp_path / "lr.jsonl", "lr", [0.5, 0.2])
+    one = load_search(tmp_path / "lr.jsonl")
+    assert one["trial"].tolist() == [0, 1]  # sorted by trial
+    assert one["accuracy"].tolist() == [0.5, 0.2]
+    assert one["config.lr"].tolist() == [1.0, 0.1]
+    both = load_search(tmp_path)
+    assert both["model"].tolist() == ["cnn"] * 3 + ["lr"] * 2
+    assert list(both.columns[:3]) == ["model", "trial", "accuracy"]
+    # read_results takes the folder as it is.
+    data = read_results(tmp_path, score="accuracy", group="model", cost="seconds")
+    np.testing.assert_array_equal(scores_by_model(data)["cnn"], [0.3, 0.4, 0.35])
+
+
+def test_load_search_reads_the_projects_own_searches():
+    data = load_search(ROOT / "data" / "sst5")
+    assert data.groupby("model").size().to_dict() == {"cnn": 100, "lboe": 100,
+                                                      "lr": 100}
+
+
+def test_load_search_rejects_what_is_not_a_search(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"no \.jsonl files"):
+        load_search(tmp_path)
+    (tmp_path / "other.jsonl").write_text('{"acc": 0.5}\n')
+    with pytest.raises(ValueError, match="lacks model, trial, accuracy"):
+        load_search(tmp_path / "other.jsonl")
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        load_search(tmp_path / "absent")

@@ -24,20 +24,19 @@ NOTEBOOKS = ROOT / "notebooks"
 
 # Per notebook: small sizes, so that the whole matrix runs in a couple of minutes.
 SMALL = {
-    "band_ablations": ["-p", "sample_sizes=6,20", "-p", "appendix_sizes=12,96"],
-    "deberta_coverage": ["-p", "n_rounds=64", "-p", "sample_size=20",
+    "band_ablations": ["-p", "sample_sizes=6", "-p", "appendix_sizes=96"],
+    "deberta_coverage": ["-p", "n_rounds=256", "-p", "sample_size=20",
                          "-p", "confidences=0.5,0.9", "-p", "n_budgets=20"],
     "deberta_tutorial": ["-p", "sample_size=20", "-p", "n_repeats=50"],
-    "incorrect_conclusions": ["-p", "budgets=5,10", "-p", "n_draws=500"],
-    "mean_vs_median": ["-p", "sample_sizes=6,12,24,96"],
+    "incorrect_conclusions": ["-p", "budgets=5,10", "-p", "n_draws=1000"],
+    "mean_vs_median": ["-p", "sample_sizes=6,96"],
     "reuters_point_estimates_and_bootstrap": [
         "-p", "n_splits=100", "-p", "n_rounds=32", "-p", "round_size=20",
         "-p", "n_resamples=64"],
     "sample_size": ["-p", "sample_sizes=6,10,14", "-p", "more_sizes=30",
                     "-p", "confidences=0.5,0.8", "-p", "grid_size=300"],
     "sst_case_studies": [],
-    "synthetic_mse": ["-p", "n_samples=200", "-p", "sample_size=10", "-p", "max_n=10",
-                      "-p", "monte_carlo_draws=500"],
+    "synthetic_mse": ["-p", "n_samples=200", "-p", "monte_carlo_draws=500"],
     "significance_tests": ["-p", "n_resamples=2000", "-p", "null_pairs=10",
                            "-p", "null_datasets=100", "-p", "null_resamples=200"],
 }
