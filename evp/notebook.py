@@ -25,7 +25,10 @@ the same everywhere:
     folder on yours.
 
 Everything here is what a notebook, the command line and a plot would otherwise
-write twice; what is specific to one analysis stays in its notebook.
+write twice; what is specific to one analysis stays in its notebook. The last part
+runs notebooks for ``evp run`` and ``evp reproduce``: :func:`execute` (papermill,
+no progress bars, a quiet kernel), :func:`clean` (no timestamps or progress bars
+in what is written) and :func:`replace_if_changed`.
 """
 
 from __future__ import annotations
@@ -48,16 +51,21 @@ __all__ = [
     "METHOD_NAMES",
     "REUTERS",
     "SST5_SEARCHES",
+    "NotebookFailed",
     "PaperData",
     "Results",
     "as_count",
     "as_list",
     "budget_axis",
+    "clean",
     "data_limits",
+    "execute",
     "figures_folder",
     "kde_bounds",
     "load_results",
     "progress",
+    "project_root",
+    "replace_if_changed",
     "report_claims",
     "save",
     "start",
@@ -334,17 +342,6 @@ class Results:
             print(f"note: {name} {shown} {'exceeds' if len(clipped) == 1 else 'exceed'}"
                   f" {why}; using {limit} instead")
         return list(dict.fromkeys(min(v, limit) for v in values))
-
-    def summary(self) -> pd.DataFrame:
-        """Rounds, distinct values, median, 90% quantile and best score per model."""
-        rows = []
-        for m, s in self.scores.items():
-            best = s.max()
-            rows.append({"model": self.label(m), "rounds": s.size,
-                         "distinct": np.unique(s).size,
-                         "median": float(self.show(np.median(s))),
-                         "best": float(self.show(best))})
-        return pd.DataFrame(rows)
 
 
 def load_results(results_path=None, *, paper: PaperData | None = None,
