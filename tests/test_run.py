@@ -28,7 +28,10 @@ SMALL = {
     "deberta_coverage": ["-p", "n_rounds=256", "-p", "sample_size=20",
                          "-p", "confidences=0.5,0.9", "-p", "n_budgets=20"],
     "deberta_tutorial": ["-p", "sample_size=20", "-p", "n_repeats=50"],
-    "incorrect_conclusions": ["-p", "budgets=5,10", "-p", "n_draws=1000"],
+    "incorrect_conclusions": ["-p", "budgets=5,10", "-p", "n_draws=1000",
+                              "-p", "simulation_draws=2000", "-p", "gaps=0.2",
+                              "-p", "failure_weights=0,0.5",
+                              "-p", "simulation_budgets=10"],
     "mean_vs_median": ["-p", "sample_sizes=6,96"],
     "reuters_point_estimates_and_bootstrap": [
         "-p", "n_splits=100", "-p", "n_rounds=32", "-p", "round_size=20",
