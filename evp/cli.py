@@ -276,13 +276,31 @@ def search(args: argparse.Namespace) -> int:
                          f"({error})") from None
     from evp.search.runner import run_search
 
-    if args.trials < 1 or args.jobs < 1:
-        raise UsageError("--trials and --jobs must be at least 1")
+    for name in ("trials", "jobs", "max_epochs", "patience", "subset"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            flag = "--" + name.replace("_", "-")
+            raise UsageError(f"{flag} must be at least 1, got {value}")
+    if args.embeddings is not None and not Path(args.embeddings).is_file():
+        raise UsageError(f"--embeddings: no such file {args.embeddings}")
+    if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):
+        raise UsageError(f"--device must be auto, cpu or cuda[:N], got {args.device}")
+    options = {"subset": args.subset, "max_epochs": args.max_epochs,
+               "patience": args.patience, "embeddings": args.embeddings,
+               "device": args.device}
+    if args.model == "lr":
+        ignored = [f"--{k.replace('_', '-')}" for k in ("max_epochs", "patience",
+                                                         "embeddings")
+                   if options.pop(k) is not None]
+        options.pop("device")
+        if ignored:
+            raise UsageError(f"{', '.join(ignored)}: logistic regression has no "
+                             "epochs or embeddings; leave them out")
     trials = run_search(
         train=sst5.train, sample=sst5.sample_config, task=args.task,
         model=args.model, trials=args.trials, seed=args.seed, out=args.out,
-        jobs=args.jobs,
-        options={"subset": args.subset, "max_epochs": args.max_epochs},
+        jobs=args.jobs, options=options,
+        regime=sst5.regime(args.model, **options),
     )
     seconds = [t["seconds"] for t in trials]
     print(f"{len(trials)} trials in {args.out}: best dev accuracy "
@@ -345,7 +363,17 @@ def build_parser() -> argparse.ArgumentParser:
     hunt.add_argument("--subset", type=int, metavar="N",
                       help="use only the first N sentences of each split (tests)")
     hunt.add_argument("--max-epochs", type=int, metavar="N",
-                      help="cap on training epochs (default: per model)")
+                      help="cap on training epochs (default: 12 for lboe, 5 for cnn; "
+                           "the papers': 50)")
+    hunt.add_argument("--patience", type=int, metavar="N",
+                      help="stop after N epochs without a better dev accuracy "
+                           "(default: 3; the papers': 10)")
+    hunt.add_argument("--embeddings", metavar="PATH",
+                      help="pretrained word vectors in GloVe's text format (the "
+                           "papers': 50-d GloVe); default: learned from scratch")
+    hunt.add_argument("--device", default="auto", metavar="DEVICE",
+                      help="auto (a GPU when torch sees one), cpu or cuda "
+                           "(default: auto)")
     hunt.set_defaults(handler=search)
 
     again = commands.add_parser(

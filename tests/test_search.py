@@ -85,8 +85,9 @@ def test_real_two_trial_search_on_a_subset(model, tmp_path):
     pytest.importorskip("sklearn")
     out = tmp_path / f"{model}.jsonl"
     command = [sys.executable, "-m", "evp.cli", "search", "sst5", "--model", model,
-               "--trials", "2", "--seed", "1", "--out", str(out), "--subset", "200",
-               "--max-epochs", "1"]
+               "--trials", "2", "--seed", "1", "--out", str(out), "--subset", "200"]
+    if model != "lr":  # logistic regression has no epochs
+        command += ["--max-epochs", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "EVP_DATA_DIR": mirror()})
     assert done.returncode == 0, done.stderr
@@ -103,3 +104,101 @@ def test_real_two_trial_search_on_a_subset(model, tmp_path):
                            env={**os.environ, "EVP_DATA_DIR": mirror()})
     assert again.returncode == 0
     assert len(out.read_text().splitlines()) == 2
+    if model == "lr":
+        assert records[0]["regime"] == {"subset": 200}
+        refused = subprocess.run([*command, "--max-epochs", "3"], capture_output=True,
+                                 text=True, timeout=300)
+        assert refused.returncode == 2
+        assert "logistic regression has no epochs" in refused.stderr
+
+
+def test_a_search_records_its_regime_and_refuses_another(tmp_path):
+    out = tmp_path / "r.jsonl"
+    runner.run_search(train=fake_train, sample=fake_sample, task="t", model="m",
+                      trials=2, seed=3, out=out, progress=False,
+                      regime={"max_epochs": 50, "patience": 10})
+    assert [r["regime"] for r in runner.read_trials(out)] == [
+        {"max_epochs": 50, "patience": 10}] * 2
+    with pytest.raises(ValueError, match="trained with regime"):
+        runner.run_search(train=fake_train, sample=fake_sample, task="t", model="m",
+                          trials=3, seed=3, out=out, progress=False,
+                          regime={"max_epochs": 5, "patience": 3})
+
+
+def write_glove(path, words, dim=8):
+    rng = __import__("numpy").random.default_rng(0)
+    vectors = {w: rng.normal(size=dim).round(4) for w in words}
+    lines = (f"{w} {' '.join(map(str, v))}\n" for w, v in vectors.items())
+    path.write_text("".join(lines))
+    return vectors
+
+
+def test_embeddings_from_a_glove_file(tmp_path, monkeypatch):
+    import numpy as np
+
+    pytest.importorskip("torch")
+    monkeypatch.setenv("EVP_DATA_DIR", mirror())
+    from evp.search import sst5
+
+    vocab, _, _ = sst5._encoded(200)
+    known = [w for w in vocab if w not in ("<pad>", "<unk>")][:50]
+    path = tmp_path / "tiny-glove.txt"
+    vectors = write_glove(path, [*known, "zzz-not-in-sst"])
+    found, count = sst5.load_embeddings(str(path), 200)
+    assert count == 50 and found.shape == (len(vocab), 8)
+    for word in known[:5]:
+        np.testing.assert_allclose(found[vocab[word]], vectors[word], rtol=1e-6)
+    assert np.isnan(found[vocab["<unk>"]]).all()
+    regime = sst5.regime("lboe", embeddings=path, subset=200, device="cpu")
+    assert regime["embeddings"]["file"] == "tiny-glove.txt"
+    assert regime["embeddings"]["dim"] == 8
+    assert regime["embeddings"]["vocabulary_found"] == round(50 / (len(vocab) - 2), 4)
+    assert str(tmp_path) not in json.dumps(regime)  # no machine path
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"{known[0]} 1 2 3\n{known[1]} 1 2\n")
+    with pytest.raises(ValueError, match=r"line 2 of .* has 2 values, line 1 has 3"):
+        sst5.load_embeddings(str(bad), 200)
+
+
+def test_search_with_the_papers_regime_and_embeddings_records_both(tmp_path):
+    pytest.importorskip("torch")
+    from evp.search import sst5
+
+    env = {**os.environ, "EVP_DATA_DIR": mirror()}
+    glove = tmp_path / "glove.txt"
+    words = subprocess.run(
+        [sys.executable, "-c", "from evp.search import sst5; "
+         "print(' '.join(list(sst5._encoded(200)[0])[2:40]))"],
+        capture_output=True, text=True, env=env, check=True).stdout.split()
+    write_glove(glove, words, dim=6)
+    out = tmp_path / "lboe.jsonl"
+    command = [sys.executable, "-m", "evp.cli", "search", "sst5", "--model", "lboe",
+               "--trials", "1", "--seed", "1", "--out", str(out), "--subset", "200",
+               "--max-epochs", "2", "--patience", "10", "--embeddings", str(glove),
+               "--device", "cpu"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["regime"]["max_epochs"] == 2 and record["regime"]["patience"] == 10
+    assert record["regime"]["device"] == "cpu"
+    assert record["regime"]["embeddings"]["file"] == "glove.txt"
+    assert record["regime"]["embeddings"]["dim"] == 6
+    assert record["epochs"] == 2
+    # The same command with another regime is refused, in one line.
+    again = subprocess.run([*command[:-6], "--device", "cpu"], capture_output=True,
+                           text=True, timeout=300, env=env)
+    assert again.returncode == 2 and "trained with regime" in again.stderr
+    assert sst5.PAPERS_REGIME == {"max_epochs": 50, "patience": 10}
+
+
+def test_training_is_deterministic_with_batches_padded_once(monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv("EVP_DATA_DIR", mirror())
+    from evp.search import sst5
+
+    config = {"embedding_dim": 16, "dropout": 0.1, "learning_rate": 0.01,
+              "batch_size": 32, "max_filter_size": 3, "num_filters": 8}
+    runs = [sst5.train_neural("cnn", config, subset=300, seed=5, max_epochs=2)
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert runs[0]["epochs"] == 2 and 0 <= runs[0]["accuracy"] <= 1

@@ -80,13 +80,16 @@ def run_search(
     jobs: int = 1,
     progress: bool = True,
     options: dict | None = None,
+    regime: dict | None = None,
 ) -> list[dict]:
     """Run trials ``0..trials-1`` not yet in `out`, appending each as it finishes.
 
     `sample(model, rng)` draws a configuration; `train(task, model, config, seed=,
     trial=, **options)` returns a dict with at least ``accuracy``. Records carry the
-    trial index, the configuration, the result, training seconds and library
-    versions. Returns all trials in the file.
+    trial index, the configuration, the result, training seconds, library versions
+    and `regime` (how trials are trained: epochs, patience, embeddings, device…).
+    A file whose trials were trained under another regime is not appended to.
+    Returns all trials in the file.
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -98,6 +101,10 @@ def run_search(
                 f"{out} holds trials of task={record.get('task')!r}, "
                 f"model={record.get('model')!r}, seed={record.get('seed')!r}; "
                 f"refusing to append {task=}, {model=}, {seed=}: use another --out")
+        if record.get("regime") != regime:
+            raise ValueError(
+                f"{out} holds trials trained with regime {record.get('regime')}; "
+                f"refusing to append trials trained with {regime}: use another --out")
     indices = [r["trial"] for r in done]
     if indices != list(range(len(done))):
         raise ValueError(f"{out} has trials out of order: {indices[:10]}...")
@@ -116,6 +123,8 @@ def run_search(
         for job, result in zip(todo, results, strict=True):
             record = {"task": task, "model": model, "seed": seed, "trial": job[4],
                       "config": job[3], **result, "versions": versions}
+            if regime is not None:
+                record["regime"] = regime
             _append(out, record)
             done.append(record)
             best = np.nanmax([best, record["accuracy"]])

@@ -20,22 +20,37 @@ Search spaces (each hyperparameter sampled independently per trial):
     dropout ~ Uniform[0, 0.5]; Adam with lr ~ LogUniform[1e-6, 1e-1]; batch 64;
     reduce-on-plateau (2, 0.5); early stopping.
 
-Embeddings are learned from scratch: the papers' pretrained GloVe vectors are not
-available offline. Training is capped at ``MAX_EPOCHS[model]`` epochs with early
-stopping after ``EARLY_STOPPING_PATIENCE`` epochs without improvement, so that a
-100-trial search fits in a few hours on two CPU cores.
+The training regime is an argument of :func:`regime` (and of ``evp search``):
+
+* epochs and patience: by default training is capped at ``MAX_EPOCHS[model]``
+  epochs with early stopping after ``EARLY_STOPPING_PATIENCE`` epochs without
+  improvement, so that a 100-trial search fits in an hour or two on two CPU cores;
+  the papers' regime is 50 epochs with patience 10 (``PAPERS_REGIME``; Dodge et al.
+  2021, Tables 2–3);
+* embeddings: learned from scratch by default; ``embeddings=`` names a file of
+  pretrained vectors in GloVe's text format (one ``word v1 … vd`` per line), such as
+  the papers' 50-d GloVe. Words of the training vocabulary found there start from
+  their vector; the others start as the from-scratch embeddings do (standard
+  normal). All embeddings are trained;
+* device: ``"auto"`` trains on the GPU when torch sees one, else on the CPU.
+
+Sentences are tokenised and encoded once per process, and padded into
+length-sorted batches once per batch size; an epoch only reshuffles the order of
+those batches. Adam runs as one fused update per step.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 
 MODELS = ("lr", "lboe", "cnn")
 MAX_EPOCHS = {"lboe": 12, "cnn": 5}
 EARLY_STOPPING_PATIENCE = 3
+PAPERS_REGIME = {"max_epochs": 50, "patience": 10}  # Dodge et al. (2021), Tables 2–3
 EMBEDDING_DIM = 50
 BATCH_SIZE = 64
 NUM_CLASSES = 5
@@ -118,17 +133,16 @@ def train_lr(config: dict, train, dev) -> dict:
     return {"accuracy": accuracy, "best_epoch": None, "epochs": None}
 
 
-def _torch_model(model: str, config: dict, vocab_size: int):
+def _torch_model(model: str, config: dict, vocab_size: int, dim: int):
     import torch
     from torch import nn
 
     class BagOfEmbeddings(nn.Module):
         def __init__(self):
             super().__init__()
-            self.embed = nn.Embedding(vocab_size, config["embedding_dim"],
-                                      padding_idx=0)
+            self.embed = nn.Embedding(vocab_size, dim, padding_idx=0)
             self.drop = nn.Dropout(config["dropout"])
-            self.out = nn.Linear(config["embedding_dim"], NUM_CLASSES)
+            self.out = nn.Linear(dim, NUM_CLASSES)
 
         def forward(self, ids):
             mask = (ids != 0).unsqueeze(-1).float()
@@ -138,7 +152,7 @@ def _torch_model(model: str, config: dict, vocab_size: int):
     class KimCNN(nn.Module):
         def __init__(self):
             super().__init__()
-            dim, filters = config["embedding_dim"], config["num_filters"]
+            filters = config["num_filters"]
             self.embed = nn.Embedding(vocab_size, dim, padding_idx=0)
             self.convs = nn.ModuleList(
                 nn.Conv1d(dim, filters, width)
@@ -154,74 +168,178 @@ def _torch_model(model: str, config: dict, vocab_size: int):
     return BagOfEmbeddings() if model == "lboe" else KimCNN()
 
 
-def _batches(encoded, labels, batch_size, min_length, rng=None):
-    """Padded batches; sentences of similar length go together to save padding."""
+@functools.lru_cache(maxsize=4)
+def _encoded(subset: int | None):
+    """The training vocabulary (0: padding, 1: unknown) and both splits as ids."""
+    (train_tokens, train_labels), (dev_tokens, dev_labels) = _splits(subset)
+    vocab = {"<pad>": 0, "<unk>": 1}
+    for tokens in train_tokens:
+        for token in tokens:
+            vocab.setdefault(token, len(vocab))
+    train_ids = [[vocab.get(t, 1) for t in tokens] for tokens in train_tokens]
+    dev_ids = [[vocab.get(t, 1) for t in tokens] for tokens in dev_tokens]
+    return vocab, (train_ids, train_labels), (dev_ids, dev_labels)
+
+
+def _pad(encoded, labels, batch_size, min_length, device):
+    """Padded batches on `device`; sentences of similar length go together."""
     import torch
 
     order = np.argsort([len(s) for s in encoded], kind="stable")
-    chunks = [order[i: i + batch_size] for i in range(0, len(order), batch_size)]
-    if rng is not None:
-        rng.shuffle(chunks)
-    for chunk in chunks:
+    batches = []
+    for start in range(0, len(order), batch_size):
+        chunk = order[start: start + batch_size]
         length = max(min_length, max(len(encoded[i]) for i in chunk))
         ids = np.zeros((len(chunk), length), dtype=np.int64)
         for row, i in enumerate(chunk):
             ids[row, : len(encoded[i])] = encoded[i]
-        yield torch.from_numpy(ids), torch.from_numpy(labels[chunk])
+        batches.append((torch.from_numpy(ids).to(device),
+                        torch.from_numpy(labels[chunk]).to(device)))
+    return batches
 
 
-def train_neural(model: str, config: dict, train, dev, *, seed: int,
-                 max_epochs: int) -> dict:
+@functools.lru_cache(maxsize=8)
+def _batches(subset, batch_size: int, min_length: int, device: str):
+    """Train and dev batches, padded once per process and batch shape."""
+    _, train, dev = _encoded(subset)
+    return (_pad(*train, batch_size, min_length, device),
+            _pad(*dev, 256, min_length, device))
+
+
+@functools.lru_cache(maxsize=2)
+def load_embeddings(path: str, subset: int | None = None):
+    """Pretrained vectors for the training vocabulary, from a GloVe text file.
+
+    Returns ``(vectors, found)``: a float32 array (vocabulary size, d) holding the
+    file's vector for each word found there and NaN rows for the others, and the
+    number of words found. Raises ValueError for a file that is not
+    ``word v1 … vd`` lines of one width.
+    """
+    vocab, _, _ = _encoded(subset)
+    vectors, width = None, None
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            word, _, rest = line.rstrip("\n").partition(" ")
+            if width is None:
+                width = len(rest.split())
+                if width == 0:
+                    raise ValueError(f"embeddings: line 1 of {path} has no vector; "
+                                     "expected GloVe's 'word v1 ... vd' lines")
+                vectors = np.full((len(vocab), width), np.nan, dtype=np.float32)
+            index = vocab.get(word)
+            if index is None or index < 2:
+                continue
+            values = rest.split()
+            if len(values) != width:
+                raise ValueError(f"embeddings: line {number} of {path} has "
+                                 f"{len(values)} values, line 1 has {width}")
+            vectors[index] = np.asarray(values, dtype=np.float32)
+    if vectors is None:
+        raise ValueError(f"embeddings: {path} is empty")
+    return vectors, int(np.isfinite(vectors[:, 0]).sum())
+
+
+def resolve_device(device: str) -> str:
+    """"auto" is "cuda" when torch sees a GPU, else "cpu"."""
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def regime(model: str, *, max_epochs: int | None = None, patience: int | None = None,
+           embeddings=None, device: str = "auto", subset: int | None = None) -> dict:
+    """How the trials of a search are trained, as each trial line records it.
+
+    The embeddings are named by file name and SHA-256 (no machine path), with their
+    width and the share of the training vocabulary they cover.
+    """
+    out = {"subset": subset}
+    if model == "lr":
+        return out
+    out.update(max_epochs=max_epochs or MAX_EPOCHS[model],
+               patience=patience or EARLY_STOPPING_PATIENCE,
+               device=resolve_device(device), embeddings="learned from scratch")
+    if embeddings is not None:
+        import hashlib
+
+        path = Path(embeddings)
+        vectors, found = load_embeddings(str(path), subset)
+        out["embeddings"] = {
+            "file": path.name,
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "dim": int(vectors.shape[1]),
+            "vocabulary_found": round(found / (vectors.shape[0] - 2), 4),
+        }
+    return out
+
+
+def train_neural(model: str, config: dict, *, subset: int | None = None, seed: int,
+                 max_epochs: int, patience: int = EARLY_STOPPING_PATIENCE,
+                 embeddings=None, device: str = "cpu") -> dict:
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    vocab = {"<pad>": 0, "<unk>": 1}
-    for tokens in train[0]:
-        for token in tokens:
-            vocab.setdefault(token, len(vocab))
-    encode = [[vocab.get(t, 1) for t in tokens] for tokens in train[0]]
-    encode_dev = [[vocab.get(t, 1) for t in tokens] for tokens in dev[0]]
-    network = _torch_model(model, config, len(vocab))
-    optimizer = torch.optim.Adam(network.parameters(), lr=config["learning_rate"])
+    vocab, _, (_, dev_labels) = _encoded(subset)
+    dim = config["embedding_dim"]
+    if embeddings is not None:
+        vectors, _ = load_embeddings(str(embeddings), subset)
+        dim = vectors.shape[1]
+    network = _torch_model(model, config, len(vocab), dim)
+    if embeddings is not None:
+        with torch.no_grad():
+            found = torch.from_numpy(np.isfinite(vectors[:, 0]))
+            network.embed.weight[found] = torch.from_numpy(vectors[found.numpy()])
+    network.to(device)
+    # The fused kernel updates every parameter in one pass: the same Adam, about
+    # 4x faster per epoch for the bag of embeddings, whose dense embedding table
+    # dominates its steps (data/sst5/README.md has the timings).
+    optimizer = torch.optim.Adam(network.parameters(), lr=config["learning_rate"],
+                                 fused=True)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", patience=2, factor=0.5)
     loss_function = torch.nn.CrossEntropyLoss()
-    min_length = config.get("max_filter_size", 1)
+    train_batches, dev_batches = _batches(subset, config["batch_size"],
+                                          config.get("max_filter_size", 1), device)
+    order = list(range(len(train_batches)))
     best, best_epoch, epoch = -1.0, 0, 0
     for epoch in range(1, max_epochs + 1):
         network.train()
-        for ids, labels in _batches(encode, train[1], config["batch_size"],
-                                    min_length, rng):
+        rng.shuffle(order)
+        for index in order:
+            ids, labels = train_batches[index]
             optimizer.zero_grad()
             loss_function(network(ids), labels).backward()
             optimizer.step()
         network.eval()
         correct = 0
         with torch.no_grad():
-            for ids, labels in _batches(encode_dev, dev[1], 256, min_length):
+            for ids, labels in dev_batches:
                 correct += int((network(ids).argmax(1) == labels).sum())
-        accuracy = correct / len(encode_dev)
+        accuracy = correct / len(dev_labels)
         scheduler.step(accuracy)
         if accuracy > best:
             best, best_epoch = accuracy, epoch
-        elif epoch - best_epoch >= EARLY_STOPPING_PATIENCE:
+        elif epoch - best_epoch >= patience:
             break
     return {"accuracy": best, "best_epoch": best_epoch, "epochs": epoch}
 
 
 def train(task: str, model: str, config: dict, *, seed: int, trial: int,
           subset: int | None = None, max_epochs: int | None = None,
+          patience: int | None = None, embeddings=None, device: str = "auto",
           threads: int = 1) -> dict:
     """Train one configuration; return best dev accuracy and the epoch it came at."""
     if task != "sst5":
         raise ValueError(f"task must be 'sst5', got {task!r}")
-    train_split, dev_split = _splits(subset)
     if model == "lr":
-        return train_lr(config, train_split, dev_split)
+        return train_lr(config, *_splits(subset))
     import torch
 
     torch.set_num_threads(threads)
-    return train_neural(model, config, train_split, dev_split,
-                        seed=seed * 100_003 + trial,
-                        max_epochs=max_epochs or MAX_EPOCHS[model])
+    return train_neural(model, config, subset=subset, seed=seed * 100_003 + trial,
+                        max_epochs=max_epochs or MAX_EPOCHS[model],
+                        patience=patience or EARLY_STOPPING_PATIENCE,
+                        embeddings=embeddings, device=resolve_device(device))
