@@ -147,8 +147,18 @@ def reproduce(args: argparse.Namespace) -> int:
     if not notebooks:
         print(f"no notebooks in {folder}: nothing to reproduce")
         return 0
+    import papermill
+
     from evp.notebook import progress
 
+    # Each notebook gets the parameters it declares, so that one it does not take
+    # neither warns nor lands in its committed copy.
+    declared = {path: set(papermill.inspect_notebook(str(path))) for path in notebooks}
+    unused = [key for key in parameters
+              if not any(key in names for names in declared.values())]
+    if unused:
+        raise UsageError(f"-p {unused[0]}: no notebook run here takes a parameter "
+                         f"{unused[0]!r}")
     failures, changed = [], []
     with tempfile.TemporaryDirectory(prefix="evp-reproduce-") as scratch:
         for path in (bar := progress(notebooks, unit="notebook")):
@@ -156,8 +166,9 @@ def reproduce(args: argparse.Namespace) -> int:
             # What the notebook may overwrite: put back if it fails.
             kept = {f: f.read_bytes() for f in figures.glob(f"{path.stem}-*")}
             executed = Path(scratch) / path.name
+            own = {k: v for k, v in parameters.items() if k in declared[path]}
             try:
-                execute(path, executed, parameters=parameters, cwd=path.parent)
+                execute(path, executed, parameters=own, cwd=path.parent)
             except Exception as error:  # reported below; the others still run
                 _restore(figures, path.stem, kept)
                 reason = (str(error) if isinstance(error, NotebookFailed) else

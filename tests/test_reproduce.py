@@ -96,6 +96,12 @@ def test_a_rerun_rewrites_nothing(project):
     # Nor does the kernel's log reach the user (its transport warning, say).
     assert "without encryption" not in done.stdout + done.stderr
     assert "IPKernelApp" not in done.stdout + done.stderr
+    # A parameter that no notebook takes is refused before anything runs.
+    refused = evp("reproduce", "-p", "nope=1", cwd=project)
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == ("evp reproduce: -p nope: no notebook run here "
+                                      "takes a parameter 'nope'")
+    assert snapshot(project) == before
 
 
 def _mirror():
