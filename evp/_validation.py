@@ -51,7 +51,8 @@ def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2)):
 
 
 def as_ns(ns, name: str = "ns", *, integer: bool = True):
-    """Return budgets `ns` as a 1-D array (int if `integer`), each at least 1."""
+    """Return budgets `ns` as a 1-D float array, each at least 1 (and whole if
+    `integer`). Floats, so that budgets beyond 2**63 (up to 1e300) stay exact."""
     try:
         array = np.asarray(ns, dtype=float)
     except (TypeError, ValueError):
@@ -72,7 +73,6 @@ def as_ns(ns, name: str = "ns", *, integer: bool = True):
         if fractional.any():
             raise ValueError(f"{name} must be whole numbers, got "
                              f"{array[fractional][0]:g}")
-        array = array.astype(np.int64)
     return array, scalar
 
 

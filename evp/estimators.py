@@ -64,7 +64,9 @@ def _log_weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
     """
     i = np.arange(1, size + 1, dtype=float)
     n = n.astype(float)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # Huge n (up to 1e300) drives the weights of all but the largest scores to
+    # exp(-inf) = 0: that is the limit, not an error.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if estimator == "v":
             # (i/B)^n - ((i-1)/B)^n = (i/B)^n * (1 - (1 - 1/i)^n), without cancellation.
             return n * np.log(i / size) + np.log(-np.expm1(n * np.log1p(-1.0 / i)))
@@ -72,8 +74,13 @@ def _log_weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
             # C(i, n) - C(i-1, n) = C(i-1, n-1), zero for i < n.
             log_w = gammaln(i) - gammaln(np.maximum(i - n + 1, 1.0))
             return np.where(i >= n, log_w, -np.inf)
-        # W: C(i+n-1, n) - C(i+n-2, n) = C(i+n-2, n-1).
-        return gammaln(i + n - 1) - gammaln(i)
+        # W: C(i+n-1, n) - C(i+n-2, n) = C(i+n-2, n-1), whose ratio from i to i+1
+        # is (i+n-1)/i. Summed down from the largest score, log(1 + (n-1)/j) keeps
+        # the weights that matter exact for any n; log-gamma of i + n loses them
+        # once n is so large that adding i no longer changes it (n ≈ 1e16).
+        steps = np.log1p((n - 1.0) / i[:-1])
+        below_top = np.cumsum(steps[:, ::-1], axis=1)[:, ::-1]
+        return np.concatenate((-below_top, np.zeros_like(n)), axis=1)
 
 
 def _weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:

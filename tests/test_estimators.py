@@ -155,6 +155,58 @@ def test_large_samples_are_finite_and_monotone(size, estimator):
         assert curve[-1] == pytest.approx(x.max(), abs=1e-12)
 
 
+HUGE = np.array([1, 2, 10, 1e3, 1e9, 1e15, 1e16, 1e17, 1e18, 1e19, 1e50, 1e100,
+                 1e200, 1e300])
+
+
+@pytest.mark.parametrize("estimator", ["v", "w"])
+@pytest.mark.parametrize("size", [5, 100, 10_000])
+def test_any_budget_up_to_1e300_is_exact_monotone_and_silent(estimator, size):
+    x = np.random.default_rng(size).random(size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve = evp.expected_max(x, HUGE, estimator=estimator)
+        lowest = evp.expected_max(x, HUGE, estimator=estimator, minimize=True)
+        spread = evp.expected_max_std(x, HUGE)
+        median = evp.quantile_tuning_curve(x, HUGE)
+        median_low = evp.quantile_tuning_curve(x, HUGE, minimize=True)
+    assert (np.diff(curve) >= -1e-12).all() and (np.diff(lowest) <= 1e-12).all()
+    assert (np.diff(median) >= 0).all() and (np.diff(median_low) <= 0).all()
+    # The best of 1e300 rounds is the sample's best, and nothing is left to vary.
+    assert curve[-1] == x.max() and lowest[-1] == x.min()
+    assert median[-1] == x.max() and median_low[-1] == x.min()
+    assert spread[-1] == 0
+    # At n = 1e17, 1 - (1 - 1/B)^n is 1 to double precision: the max already.
+    assert curve[HUGE == 1e17][0] == pytest.approx(x.max(), abs=1e-12)
+
+
+def test_w_agrees_with_log_gamma_where_log_gamma_is_exact():
+    from scipy.special import gammaln
+
+    size, ns = 60, np.array([1.0, 2.0, 7.0, 60.0, 1e4])
+    i = np.arange(1, size + 1)
+    log_w = gammaln(i + ns[:, None] - 1) - gammaln(i)
+    expected = np.exp(log_w - log_w.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    from evp.estimators import _weights
+
+    np.testing.assert_allclose(_weights("w", ns, size), expected, rtol=1e-9,
+                               atol=1e-300)
+
+
+@pytest.mark.parametrize("n", [1e8, 1e12, 1e16, 1e20])
+def test_w_weights_keep_their_exact_ratios_at_huge_n(n):
+    # C(i+n-2, n-1) grows from i to i+1 by (i+n-1)/i: check it where the weights
+    # are not negligible, the three largest scores.
+    from evp.estimators import _weights
+
+    size = 60
+    w = _weights("w", np.array([n]), size)[0]
+    i = np.arange(size - 3, size)  # 1-based i of the 2nd- to 4th-largest score
+    np.testing.assert_allclose(w[i] / w[i - 1], (i + n - 1) / i, rtol=1e-12)
+    assert w.sum() == pytest.approx(1.0, rel=1e-15)
+
+
 def test_large_sample_std_is_finite():
     x = np.random.default_rng(1).normal(size=100_000)
     std = evp.expected_max_std(x, [1, 10, 1000, 10**6])
