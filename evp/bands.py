@@ -73,10 +73,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
 
 from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores
 from evp.estimators import _best_of_probability, quantile_tuning_curve
+
+# scipy.special and scipy.optimize are imported inside the functions that use
+# them: at import time they would add a third to the cost of `import evp`.
 
 __all__ = [
     "METHODS",
@@ -109,6 +111,8 @@ def _coverage(lower: np.ndarray, upper: np.ndarray) -> float:
     Inputs are 1-D float arrays of equal length n ≥ 1 with values in [0, 1]; see
     :func:`band_coverage` for the method.
     """
+    from scipy import special
+
     n = lower.shape[0]
     # U_(i) is non-decreasing in i, so l_i ≤ U_(i) for all i iff max_{k≤i} l_k ≤
     # U_(i), and U_(i) ≤ u_i for all i iff U_(i) ≤ min_{k≥i} u_k: the monotone
@@ -217,6 +221,8 @@ def band_coverage(lower, upper) -> float:
 
 def _equal_tailed(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Equal-tailed level-(1-alpha) intervals of Beta(i, n+1-i), i = 1..n."""
+    from scipy import special
+
     i = np.arange(1, n + 1, dtype=float)
     lower = special.betaincinv(i, n + 1 - i, alpha / 2)
     # Beta(n+1-i, i) is the mirror image of Beta(i, n+1-i): u_i = 1 - l_{n+1-i}.
@@ -243,6 +249,8 @@ def _highest_density(
     decreasing density: the interval is [0, 1 - alpha**(1/n)]. When n is odd the
     middle Beta(a, a) is symmetric and its interval is the equal-tailed one.
     """
+    from scipy import special
+
     half = n // 2
     lower = np.empty(n)
     upper = np.empty(n)
@@ -271,6 +279,8 @@ def _highest_density(
 
 def _hd_newton(a, b, alpha, start, *, max_iter=100):
     """Solve h(s) = 0 (see _highest_density) for Beta(a, b), 2 ≤ a < b."""
+    from scipy import special
+
     log_alpha = math.log(alpha)
     log_beta = special.betaln(a, b)
     # Bracket on s = log p: s_lo and s_hi are points where h < 0 and h > 0. At
@@ -353,7 +363,9 @@ def _solve_alpha(n: int, confidence: float, kind: str) -> tuple[float, dict]:
     # two ways to miss are disjoint), and rounding must not flip its sign.
     x_lo = target - math.log(n) - 0.01
     x_hi = target + min(0.01, -target / 2)
-    x = optimize.brentq(excess, x_lo, x_hi, xtol=1e-10, rtol=4 * _EPS)
+    from scipy.optimize import brentq
+
+    x = brentq(excess, x_lo, x_hi, xtol=1e-10, rtol=4 * _EPS)
     return math.exp(x), state
 
 

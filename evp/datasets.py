@@ -61,6 +61,7 @@ and Estimation of a Random Variable's Maximum. Findings of EMNLP.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -72,7 +73,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pooch
 
 from evp._validation import _describe, as_choice
 
@@ -214,7 +214,19 @@ def _mirror_dir() -> Path | None:
 
 def _cache_dir() -> Path:
     value = os.environ.get(CACHE_DIR_VARIABLE, "")
-    return Path(value).expanduser() if value else Path(pooch.os_cache("evp"))
+    if value:
+        return Path(value).expanduser()
+    import pooch  # here, not at import: only downloads need it
+
+    return Path(pooch.os_cache("evp"))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _sst_split(source: Source) -> str | None:
@@ -294,7 +306,7 @@ def _fetch(source: Source) -> Path:
                 f"at {path}, or unset {DATA_DIR_VARIABLE} to download it."
             )
         if source.sha256 is not None:
-            actual = pooch.file_hash(str(path), alg="sha256")
+            actual = _sha256(path)
             if actual.lower() != source.sha256.lower():
                 raise DatasetError(
                     f"{source.name} in the mirror folder {mirror} "
@@ -303,6 +315,8 @@ def _fetch(source: Source) -> Path:
                     f"{_origin(source)}, or unset {DATA_DIR_VARIABLE} to download it."
                 )
         return path
+
+    import pooch
 
     cache = _cache_dir()
     known = None if source.sha256 is None else f"sha256:{source.sha256}"

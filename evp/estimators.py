@@ -38,7 +38,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
 
 from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores
 
@@ -62,6 +61,8 @@ def _log_weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
     The constants (the denominators C(B, n) and C(B+n-1, n)) are dropped: each row
     is normalised afterwards, which also absorbs the rounding of log-gamma.
     """
+    from scipy.special import gammaln  # not at import: it costs 0.1 s
+
     i = np.arange(1, size + 1, dtype=float)
     n = n.astype(float)[:, None]
     # Huge n (up to 1e300) drives the weights of all but the largest scores to
