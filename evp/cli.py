@@ -1,7 +1,7 @@
 """The `evp` command line.
 
     evp curve RESULTS --score COL [--group COL] [--estimator v|u|w]
-              [--band METHOD --confidence 0.8] [--out FILE.csv|FILE.png]
+              [--method METHOD --confidence 0.8] [--out FILE.csv|FILE.png]
     evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
     evp reproduce [--only NAME] [-p key=value ...]
     evp run NOTEBOOK RESULTS --score COL [--group COL] [--models A,B] [--minimize]
@@ -85,6 +85,13 @@ def curve(args: argparse.Namespace) -> int:
 
     from evp.plot import tuning_curve_table
 
+    if args.old_band:
+        if args.method not in (None, args.old_band):
+            raise UsageError("--band is the old name of --method: give --method only")
+        warnings.warn("--band is renamed --method; --band will be removed",
+                      DeprecationWarning, stacklevel=1)
+        args.method = args.old_band
+
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix not in (".csv", *FIGURE_SUFFIXES):
         raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
@@ -95,7 +102,8 @@ def curve(args: argparse.Namespace) -> int:
                                 in data.attrs["columns"].items() if column})
     options = dict(y=args.score, hue=args.group, cost=args.cost,
                    estimator=args.estimator,
-                   ns=_budgets(args.ns), band=args.band, confidence=args.confidence,
+                   ns=_budgets(args.ns), method=args.method,
+                   confidence=args.confidence,
                    minimize=args.minimize)
     table = tuning_curve_table(data, **options)
     with pd.option_context("display.max_rows", None, "display.width", 120):
@@ -342,8 +350,11 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--group", metavar="COL", help="column naming the model")
     one.add_argument("--cost", metavar="COL", help="column of per-round cost")
     one.add_argument("--estimator", choices=("v", "u", "w"), default="v")
-    one.add_argument("--band", choices=BAND_METHODS,
-                     help="add a median tuning-curve band of this kind")
+    one.add_argument("--method", choices=BAND_METHODS,
+                     help="add a median tuning-curve band made from this CDF band "
+                          "(default: no band)")
+    one.add_argument("--band", choices=BAND_METHODS, dest="old_band",
+                     help=argparse.SUPPRESS)  # the old name of --method
     one.add_argument("--confidence", type=float, default=0.8)
     one.add_argument("--out", metavar="FILE", help="write a .csv table or a figure")
     one.set_defaults(handler=curve)
@@ -453,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"evp {args.command}: {error}", file=sys.stderr)
             status = 2
     # Each distinct warning once, on one line, without the library's file and line.
-    shown = (RuntimeWarning, UserWarning)
+    shown = (RuntimeWarning, UserWarning, DeprecationWarning)
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, shown)):
         print(f"evp {args.command}: warning: {message}", file=sys.stderr)

@@ -40,6 +40,20 @@ def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
     return paths
 
 
+def _method(method, band):
+    """`method`, or the deprecated `band` that named it before."""
+    if band is None:
+        return method
+    import warnings
+
+    warnings.warn("band= is renamed method=; band= will be removed",
+                  DeprecationWarning, stacklevel=3)
+    if method is not None and method != band:
+        raise ValueError(f"method={method!r} and band={band!r} disagree: pass "
+                         "method only")
+    return band
+
+
 def _split(data, column, hue):
     """{model: values of `column`}, one entry per model in order of appearance."""
     from evp.datasets import scores_by_model
@@ -61,20 +75,23 @@ def tuning_curve_table(
     cost: str | None = None,
     estimator: str = "v",
     ns=None,
-    band: str | None = None,
+    method: str | None = None,
     confidence: float = 0.8,
     minimize: bool = False,
+    band: str | None = None,
 ):
     """Tuning curves of every model as one tidy DataFrame, the data behind the plot.
 
-    Columns: ``model``, ``n``, ``curve`` (the chosen estimator), ``std`` (plug-in
-    standard deviation of the best of n, Dodge et al. 2019 §3.3), ``budget`` (n ×
-    mean cost per round, when `cost` is given), and, when `band` names a CDF-band
-    method, ``band_lower``, ``median``, ``band_upper`` of the median tuning curve at
-    the given `confidence`. Budgets default to 1..B per model (1..B for U as well).
+    Columns: ``model``, ``n``, ``curve`` (the chosen estimator, default "v"),
+    ``std`` (plug-in standard deviation of the best of n, Dodge et al. 2019 §3.3),
+    ``budget`` (n × mean cost per round, when `cost` is given), and, when `method`
+    names a CDF-band method, ``band_lower``, ``median``, ``band_upper`` of the
+    median tuning curve at the given `confidence` (default 0.8). Budgets default to
+    1..B per model. `band` is the old name of `method` (deprecated).
     """
     import pandas as pd
 
+    method = _method(method, band)
     estimator = as_choice(estimator, "estimator", ESTIMATORS)
     tables = []
     costs = _split(data, cost, hue) if cost is not None else {}
@@ -88,10 +105,10 @@ def tuning_curve_table(
         })
         if cost is not None:
             table["budget"] = n * costs[name].mean()
-        if band is not None:
+        if method is not None:
             from evp.bands import tuning_curve_band
 
-            result = tuning_curve_band(scores, n, confidence, method=band,
+            result = tuning_curve_band(scores, n, confidence, method=method,
                                        minimize=minimize)
             table["band_lower"] = result.lower
             table["median"] = result.estimate
@@ -109,7 +126,7 @@ def plot_tuning_curves(
     estimator: str = "v",
     ns=None,
     std: bool = True,
-    band: str | None = None,
+    method: str | None = None,
     confidence: float = 0.8,
     target: float | None = None,
     x: str = "trials",
@@ -117,6 +134,7 @@ def plot_tuning_curves(
     minimize: bool = False,
     palette=None,
     ax=None,
+    band: str | None = None,
 ):
     """Plot expected-best-score curves per model, seaborn style; return the Axes.
 
@@ -137,10 +155,12 @@ def plot_tuning_curves(
     std : bool
         Shade ±1 standard deviation of the best of n, clipped to the observed score
         range (Dodge et al. 2019, §3.3): the best score can never leave it.
-    band : str, optional
+    method : str, optional
         A CDF-band method ("dkw", "ks", "ld_equal_tailed", "ld_highest_density"):
         also draw the median tuning curve (dashed) and its simultaneous confidence
-        band (hatched) at `confidence` (Lourie, Cho and He 2024).
+        band (hatched) at `confidence` (Lourie, Cho and He 2024). Default: no band.
+    band : str, optional
+        The old name of `method`; deprecated.
     target : float, optional
         Draw dotted guides at this score and at the budget each model needs to
         reach it in expectation (:func:`evp.budget_to_reach`).
@@ -161,11 +181,12 @@ def plot_tuning_curves(
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    method = _method(method, band)
     x = as_choice(x, "x", ("trials", "cost"))
     if x == "cost" and cost is None:
         raise ValueError("x='cost' needs the cost column: pass cost=")
     table = tuning_curve_table(data, y=y, hue=hue, cost=cost, estimator=estimator,
-                               ns=ns, band=band, confidence=confidence,
+                               ns=ns, method=method, confidence=confidence,
                                minimize=minimize)
     if ax is None:
         ax = plt.figure(figsize=(6, 4)).gca()
@@ -185,7 +206,7 @@ def plot_tuning_curves(
                 np.clip(rows["curve"] + rows["std"], low, high),
                 color=color, alpha=0.2, linewidth=0,
             )
-        if band is not None:
+        if method is not None:
             ax.plot(rows[position], rows["median"], color=color, linestyle="--",
                     linewidth=1)
         if target is not None:
@@ -195,7 +216,7 @@ def plot_tuning_curves(
                 where = rows.loc[rows["n"] == n_needed, position]
                 spot = float(where.iloc[0]) if len(where) else float(n_needed)
                 ax.axvline(spot, color=color, linestyle=":", linewidth=1)
-    if band is not None:
+    if method is not None:
         # A vacuous band reaches ±inf (or the bounds): draw it to the plot's edge.
         bottom, top = ax.get_ylim()
         for model, color in zip(models, colors, strict=True):
@@ -212,7 +233,7 @@ def plot_tuning_curves(
                   else "rounds of random search (n)")
     word = "lowest" if minimize else "best"
     ax.set_ylabel(f"expected {word} {y}")
-    if hue is not None or band is not None:
+    if hue is not None or method is not None:
         from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
 
@@ -221,9 +242,9 @@ def plot_tuning_curves(
                               label=f"expected best ({estimator.upper()})"))
         if std:
             handles.append(Patch(color="0.3", alpha=0.2, label="± 1 std"))
-        if band is not None:
+        if method is not None:
             handles.append(Line2D([], [], color="0.3", linestyle="--", label="median"))
             handles.append(Patch(facecolor="none", edgecolor="0.3", hatch="///",
-                                 label=f"{confidence:.0%} band ({band})"))
+                                 label=f"{confidence:.0%} band ({method})"))
         ax.legend(handles=handles, title=hue, fontsize="small")
     return ax

@@ -54,7 +54,7 @@ def test_curve_prints_the_library_numbers(results_csv):
 def test_curve_with_band_writes_csv_and_figure(results_csv, tmp_path):
     path, frame = results_csv
     out = tmp_path / "curve.csv"
-    done = run("curve", path, "--score", "acc", "--band", "ld_highest_density",
+    done = run("curve", path, "--score", "acc", "--method", "ld_highest_density",
                "--confidence", "0.8", "--out", out)
     assert done.returncode == 0, done.stderr
     written = pd.read_csv(out)
@@ -134,3 +134,28 @@ def test_reproduce_finds_analyses_in_subfolders_but_not_assignments(tmp_path):
     assert cli._notebooks(tmp_path, ["a"]) == [tmp_path / "classroom/a.ipynb"]
     with pytest.raises(cli.UsageError, match="no notebook named x"):
         cli._notebooks(tmp_path, ["x"])
+
+
+def test_the_old_band_option_still_works_with_a_deprecation_note(results_csv):
+    path, _ = results_csv
+    new = run("curve", path, "--score", "acc", "--method", "ks", "--ns", "1,5")
+    old = run("curve", path, "--score", "acc", "--band", "ks", "--ns", "1,5")
+    assert old.returncode == 0 and old.stdout == new.stdout
+    assert old.stderr.strip() == ("evp curve: warning: --band is renamed --method; "
+                                  "--band will be removed")
+
+
+def test_plot_takes_method_and_the_old_band_keyword():
+    import warnings
+
+    from evp.plot import tuning_curve_table
+
+    data = pd.DataFrame({"score": np.random.default_rng(1).random(30)})
+    new = tuning_curve_table(data, ns=[1, 4], method="ks")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = tuning_curve_table(data, ns=[1, 4], band="ks")
+    pd.testing.assert_frame_equal(old, new)
+    assert [w.category for w in caught] == [DeprecationWarning]
+    with pytest.raises(ValueError, match="disagree"), pytest.warns(DeprecationWarning):
+        tuning_curve_table(data, ns=[1], method="ks", band="dkw")
