@@ -563,8 +563,9 @@ def clean(notebook: dict) -> dict:
     Drops execution timestamps and durations (cells' ``execution`` and
     ``papermill`` metadata, the notebook's papermill record but for its
     parameters), widget state and progress-bar outputs (widget views and streams
-    redrawn with carriage returns), so that rerunning a notebook whose results
-    did not change rewrites the same bytes.
+    redrawn with carriage returns), and joins consecutive pieces of one stream
+    (the kernel splits printed text wherever a flush happened to fall), so that
+    rerunning a notebook whose results did not change rewrites the same bytes.
     """
     notebook = json.loads(json.dumps(notebook))
     metadata = notebook.get("metadata", {})
@@ -576,8 +577,23 @@ def clean(notebook: dict) -> dict:
         cell.get("metadata", {}).pop("execution", None)
         cell.get("metadata", {}).pop("papermill", None)
         if "outputs" in cell:
-            cell["outputs"] = [o for o in cell["outputs"] if not _is_progress(o)]
+            cell["outputs"] = _joined([o for o in cell["outputs"]
+                                       if not _is_progress(o)])
     return notebook
+
+
+def _joined(outputs: list) -> list:
+    joined = []
+    for output in outputs:
+        previous = joined[-1] if joined else {}
+        if (output.get("output_type") == "stream"
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == output.get("name")):
+            text = "".join(previous["text"]) + "".join(output["text"])
+            previous["text"] = text.splitlines(keepends=True)
+        else:
+            joined.append(output)
+    return joined
 
 
 def _is_progress(output: dict) -> bool:

@@ -189,3 +189,15 @@ def test_data_limits_leave_out_vacuous_edges():
     low, high = notebook.data_limits([0.2, 0.4, np.inf, 1.0], bounds=(0.0, 1.0),
                                      pad=0.0)
     assert (low, high) == (0.2, 0.4)
+
+
+def test_clean_joins_the_pieces_of_one_stream():
+    def stream(name, *text):
+        return {"output_type": "stream", "name": name, "text": list(text)}
+
+    cell = {"cell_type": "code", "metadata": {}, "source": "", "execution_count": 1,
+            "outputs": [stream("stdout", "a\n", "b"), stream("stdout", "c\n"),
+                        stream("stderr", "w\n"), stream("stdout", "d\n")]}
+    cleaned = clean({"metadata": {}, "cells": [cell]})["cells"][0]["outputs"]
+    assert [(o["name"], "".join(o["text"])) for o in cleaned] == [
+        ("stdout", "a\nbc\n"), ("stderr", "w\n"), ("stdout", "d\n")]
