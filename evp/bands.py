@@ -463,8 +463,11 @@ def cdf_band(scores, confidence: float = 0.8, *, method: str = "ld_highest_densi
     scores : array_like, shape (n,) or (S, n)
         Scores of n i.i.d. rounds of random search; a 2-D array holds one sample
         per row (the bounds depend only on n, so they are shared).
-    confidence : float in (0, 1)
+    confidence : float in (0, 1), default 0.8
+        The probability that every bound holds at once.
     method : {"ld_highest_density", "ld_equal_tailed", "ks", "dkw"}
+        Default "ld_highest_density".
+
         * ``"dkw"``: :math:`l_i = i/n - \varepsilon`, :math:`u_i = (i-1)/n +
           \varepsilon`, clipped to [0, 1], with :math:`\varepsilon =
           \sqrt{\log(2/(1-c))/(2n)}` (Dvoretzky–Kiefer–Wolfowitz with Massart's
@@ -654,19 +657,20 @@ def tuning_curve_band(
         independent sample per row.
     ns : float or sequence of float
         Budgets k ≥ 1; k may be real.
-    confidence : float in (0, 1)
+    confidence : float in (0, 1), default 0.8
+        The probability that the band holds at every k at once.
     method : {"ld_highest_density", "ld_equal_tailed", "ks", "dkw"}
-        The CDF band; see :func:`cdf_band`.
-    statistic : {"median", "mean"}
+        The CDF band, default "ld_highest_density"; see :func:`cdf_band`.
+    statistic : {"median", "mean"}, default "median"
         "median" gives the q-quantile tuning curve (q = 0.5 by default);
         "mean" the expected best score, which needs finite `bounds`.
-    q : float in [0, 1]
+    q : float in [0, 1], default 0.5
         The quantile for ``statistic="median"``.
-    bounds : pair of float or None
+    bounds : pair of float or None, default (None, None)
         (a, b), known bounds on the scores (e.g. (0, 1) for accuracy); they must
         contain the data. The band's distributions put their leftover mass at a
         and b.
-    minimize : bool
+    minimize : bool, default False
         Scores are losses: the best of k is the minimum.
 
     Returns

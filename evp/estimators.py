@@ -35,7 +35,7 @@ and Estimation of a Random Variable's Maximum. Findings of EMNLP.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import math
 
 import numpy as np
 
@@ -114,6 +114,13 @@ def _shape_like_input(values: np.ndarray, scores_ndim: int, ns_scalar: bool):
     return values[()] if isinstance(values, np.ndarray) else values
 
 
+def as_estimator(estimator) -> str:
+    """"v", "u" or "w", in either case (every output calls them V, U and W)."""
+    if isinstance(estimator, str):
+        estimator = estimator.lower()
+    return as_choice(estimator, "estimator", ESTIMATORS)
+
+
 def _validate_ns_for(estimator: str, ns: np.ndarray, size: int) -> None:
     if estimator == "u" and ns.max() > size:
         raise ValueError(
@@ -133,10 +140,11 @@ def expected_max(scores, ns, *, estimator: str = "v", minimize: bool = False):
         sample per row, and every row is estimated at once.
     ns : int or sequence of int
         Budgets n ≥ 1 (for U also n ≤ B).
-    estimator : {"v", "u", "w"}
+    estimator : {"v", "u", "w"}, default "v"
         "v" (Dodge et al. 2019; draws with replacement), "u" (Tang et al. 2020;
-        without replacement, unbiased) or "w" (Dodge et al. 2021; multisets).
-    minimize : bool
+        without replacement, unbiased) or "w" (Dodge et al. 2021; multisets);
+        upper case works too.
+    minimize : bool, default False
         Scores are losses: estimate the expected *minimum* instead (the same
         computation on negated scores).
 
@@ -163,7 +171,7 @@ def expected_max(scores, ns, *, estimator: str = "v", minimize: bool = False):
     >>> evp.expected_max([0.1, 0.5, 0.9], [1, 3], estimator="u")
     array([0.5, 0.9])
     """
-    estimator = as_choice(estimator, "estimator", ESTIMATORS)
+    estimator = as_estimator(estimator)
     x = _sorted_scores(scores, minimize)
     n, ns_scalar = as_ns(ns)
     size = x.shape[1]
@@ -247,8 +255,10 @@ def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False)
     scores : array_like, shape (B,) or (S, B)
     ns : float or sequence of float
         Budgets k ≥ 1; k may be real.
-    q : float in [0, 1]
-    minimize : bool
+    q : float in [0, 1], default 0.5
+        The quantile of the best of k: 0.5 gives the median tuning curve.
+    minimize : bool, default False
+        Scores are losses: the best of k is the minimum.
 
     Returns
     -------
@@ -264,11 +274,26 @@ def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False)
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
 
 
-class Budget(NamedTuple):
-    """A search budget: rounds of random search and their expected total cost."""
+class Budget(int):
+    """A number of rounds of random search (an int), with their expected cost.
 
-    n: int
+    ``budget.n`` is the int itself; ``budget.expected_cost`` is n times the mean
+    cost of a round, or NaN when no costs were given.
+    """
+
     expected_cost: float
+
+    def __new__(cls, n: int, expected_cost: float = math.nan):
+        budget = super().__new__(cls, n)
+        budget.expected_cost = float(expected_cost)
+        return budget
+
+    @property
+    def n(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return f"Budget(n={int(self)}, expected_cost={self.expected_cost:g})"
 
 
 def budget_to_reach(
@@ -290,7 +315,8 @@ def budget_to_reach(
     scores : array_like, shape (B,)
     target : float
         The score to reach (at least `target`; at most `target` when `minimize`).
-    estimator : {"v", "u", "w"}
+    estimator : {"v", "u", "w"}, default "v"
+        The estimator of the expected best (see :func:`expected_max`).
     cost : array_like, shape (B,), optional
         Cost of each round (e.g. training seconds). Each round is a random draw
         from the search, so n rounds cost :math:`n \cdot \bar c` in expectation.
@@ -298,10 +324,10 @@ def budget_to_reach(
 
     Returns
     -------
-    int or None
-        Without `cost`: the budget n, or None when no n ≤ B reaches the target.
     Budget or None
-        With `cost`: ``Budget(n, expected_cost)``.
+        The budget n (a :class:`Budget`, an int with ``.expected_cost``: n times
+        the mean cost, NaN without `cost`), or None when no n ≤ B reaches the
+        target.
     """
     x = as_scores(scores, ndim=(1,))
     try:
@@ -326,6 +352,4 @@ def budget_to_reach(
     if not reached.any():
         return None
     n = int(ns[np.argmax(reached)])
-    if cost is None:
-        return n
-    return Budget(n=n, expected_cost=float(n * cost.mean()))
+    return Budget(n, math.nan if cost is None else n * float(cost.mean()))

@@ -12,7 +12,7 @@ import numpy as np
 
 from evp._validation import as_choice
 from evp.estimators import (
-    ESTIMATORS,
+    as_estimator,
     budget_to_reach,
     expected_max,
     expected_max_std,
@@ -92,7 +92,7 @@ def tuning_curve_table(
     import pandas as pd
 
     method = _method(method, band)
-    estimator = as_choice(estimator, "estimator", ESTIMATORS)
+    estimator = as_estimator(estimator)
     tables = []
     costs = _split(data, cost, hue) if cost is not None else {}
     for name, scores in _split(data, y, hue).items():

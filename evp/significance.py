@@ -180,7 +180,7 @@ def paired_permutation_test(
     ----------
     x, y : array_like, shape (n,)
         Paired scores of systems A and B (per fold, per query, ...); n ≥ 2.
-    alternative : {"two-sided", "greater", "less"}
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
         ``"greater"`` tests whether A scores higher than B.
     n_resamples : int, optional
         None (default): enumerate all :math:`2^n` sign patterns exactly; allowed
@@ -298,13 +298,13 @@ def bootstrap_shift_test(
     ----------
     x, y : array_like, shape (n,)
         Paired scores of systems A and B; n ≥ 2.
-    alternative : {"two-sided", "greater", "less"}
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
         ``"greater"`` tests whether A scores higher than B.
-    n_resamples : int
+    n_resamples : int, default 100_000
         Number R of bootstrap resamples, at least 1.
     rng : numpy.random.Generator or int, optional
-        Random generator (or seed).
-    shift : {"observed", "mean"}
+        Random generator (or seed); default a fresh, unseeded generator.
+    shift : {"observed", "mean"}, default "observed"
         What to subtract from the bootstrap statistics, see above.
 
     Returns

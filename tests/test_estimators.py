@@ -302,7 +302,12 @@ def test_budget_to_reach_with_cost_and_minimize():
     scores = [0.5, 0.6, 0.7, 0.8]
     cost = [10.0, 20.0, 30.0, 40.0]
     budget = evp.budget_to_reach(scores, 0.8, estimator="u", cost=cost)
-    assert budget == evp.Budget(n=4, expected_cost=100.0)
+    assert budget == 4 and budget.n == 4 and budget.expected_cost == 100.0
+    # One return type: without costs the same Budget, its cost unknown.
+    plain = evp.budget_to_reach(scores, 0.8, estimator="u")
+    assert isinstance(plain, evp.Budget) and plain == 4
+    assert np.isnan(plain.expected_cost)
+    assert repr(budget) == "Budget(n=4, expected_cost=100)"
     losses = [0.5, 0.4, 0.3, 0.2]
     assert evp.budget_to_reach(losses, 0.2, estimator="u", minimize=True) == 4
     assert evp.budget_to_reach(losses, 0.1, minimize=True) is None
@@ -352,3 +357,13 @@ def test_pandas_series_accepted():
                                [0.5, 0.9])
     with pytest.raises(ValueError, match="one column"):
         evp.expected_max(pd.DataFrame({"a": [1.0], "b": [2.0]}), [1])
+
+
+def test_estimator_names_in_either_case():
+    x = np.random.default_rng(9).random(20)
+    for name in "vuw":
+        np.testing.assert_array_equal(
+            evp.expected_max(x, [1, 5], estimator=name.upper()),
+            evp.expected_max(x, [1, 5], estimator=name))
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        evp.expected_max(x, [1], estimator="x")
