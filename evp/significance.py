@@ -18,6 +18,13 @@ mean paired difference as the statistic,
   mean zero (the null hypothesis) and ask how often it is at least as extreme as
   the observed :math:`T`.
 
+Monte Carlo p-values (the bootstrap test, and the permutation test with
+``n_resamples``) follow one convention: with c of R random draws at least as
+extreme as the observation, :math:`p = (c + 1)/(R + 1)`, counting the observed
+data as one draw (Phipson and Smyth 2010). So p is never 0, and the test rejects
+at level α no more often than α under the null (exactly so for the permutation
+test).
+
 References
 ----------
 Fisher (1935). The Design of Experiments. Oliver and Boyd, §21.
@@ -265,7 +272,9 @@ def bootstrap_shift_test(
     * ``"less"``: :math:`Z_r \le T`,
     * ``"two-sided"``: :math:`|Z_r| \ge |T|`,
 
-    ties judged with a relative tolerance of 100 machine epsilons.
+    ties judged with a relative tolerance of 100 machine epsilons, reported as
+    :math:`(c + 1)/(R + 1)` with c of the R resamples that extreme: evp's one
+    convention for Monte Carlo p-values (see the module docstring).
 
     The shift c:
 
@@ -332,5 +341,5 @@ def bootstrap_shift_test(
     boot = np.concatenate(parts)
     centre = observed if shift == "observed" else float(boot.mean())
     null = boot - centre
-    pvalue = _count_extreme(null, observed, alternative) / n_resamples
+    pvalue = (_count_extreme(null, observed, alternative) + 1) / (n_resamples + 1)
     return BootstrapTestResult(observed, pvalue, null, n_resamples, alternative)
