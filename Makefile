@@ -25,11 +25,12 @@ $(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
 reproduce: $(VENV)/.notebooks
 	$(BIN)/python -m evp.cli reproduce
 
-## test: lint, unit and property tests, then nbval over the executed notebooks
+## test: lint, unit and property tests and the docstrings' examples, then nbval over
+## the executed notebooks
 # (the nbgrader assignments are graded by nbgrader itself in tests/test_assignments.py)
 test: $(VENV)/.dev
 	$(BIN)/ruff check evp tests benchmarks
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest --doctest-modules tests evp
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 		$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
 			--ignore=notebooks/classroom/assignments notebooks; \

@@ -15,8 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
+
+pytestmark = pytest.mark.needs("nbgrader", "nbformat")
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "notebooks" / "classroom" / "assignments"
@@ -56,6 +57,8 @@ def _nbgrader(course: Path, *args: str) -> None:
 
 def _submit(course: Path, student: str, assignment: str, notebook: Path,
             mistakes: dict[str, str] | None = None) -> None:
+    import nbformat
+
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -67,6 +70,8 @@ def _submit(course: Path, student: str, assignment: str, notebook: Path,
 
 
 def _grade_cells(notebook: Path) -> list[str]:
+    import nbformat
+
     nb = nbformat.read(notebook, as_version=4)
     return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
             if c.metadata.get("nbgrader", {}).get("grade")]
@@ -125,6 +130,8 @@ def test_student_version_hides_solutions_and_hidden_tests(graded):
 def _solution_lines(notebook: Path) -> list[str]:
     """Lines inside solution and hidden-test regions, which students must not see."""
     lines, inside = [], False
+    import nbformat
+
     for cell in nbformat.read(notebook, as_version=4).cells:
         for line in cell.source.splitlines():
             if "### BEGIN" in line:

@@ -5,8 +5,6 @@ import warnings
 
 import numpy as np
 import pytest
-from opda.nonparametric import EmpiricalDistribution, _ld_band_weights
-from opda.utils import beta_highest_density_interval
 from scipy import integrate, stats
 
 import evp
@@ -119,13 +117,22 @@ def test_ld_intervals_are_equal_tailed_or_highest_density(n):
     inner = slice(1, n - 1)
     np.testing.assert_allclose(beta.logpdf(hd.lower)[inner],
                                beta.logpdf(hd.upper)[inner], atol=1e-7)
-    # ... and the same intervals as opda's (independent bisection) at that level.
-    lo, hi = beta_highest_density_interval(i, n + 1 - i, hd.level)
-    np.testing.assert_allclose(hd.lower[1:], lo[1:], atol=1e-9)
-    np.testing.assert_allclose(hd.upper[:-1], hi[:-1], atol=1e-9)
     # At the same level, highest density is the shorter interval.
     tail = (1 - hd.level) / 2
     assert np.all(hd.upper - hd.lower <= beta.isf(tail) - beta.ppf(tail) + 1e-12)
+
+
+@pytest.mark.needs("opda")
+@pytest.mark.parametrize("n", [2, 3, 10, 48, 301])
+def test_hd_intervals_equal_opdas_bisection(n):
+    # The same intervals as opda's (an independent bisection) at the same level.
+    from opda.utils import beta_highest_density_interval
+
+    i = np.arange(1, n + 1)
+    hd = evp.cdf_band(np.arange(n), 0.8, method="ld_highest_density")
+    lo, hi = beta_highest_density_interval(i, n + 1 - i, hd.level)
+    np.testing.assert_allclose(hd.lower[1:], lo[1:], atol=1e-9)
+    np.testing.assert_allclose(hd.upper[:-1], hi[:-1], atol=1e-9)
 
 
 @pytest.mark.parametrize("method", EXACT)
@@ -310,6 +317,8 @@ def test_minimize_is_the_same_band_on_negated_scores(statistic, q):
 
 
 def opda_curves(scores, ns, method, a, b, minimize, statistic="median"):
+    from opda.nonparametric import EmpiricalDistribution
+
     lower_cdf, point_cdf, upper_cdf = EmpiricalDistribution.confidence_bands(
         scores, 0.8, a, b, method=method)
     curve = ("quantile_tuning_curve" if statistic == "median"
@@ -318,6 +327,7 @@ def opda_curves(scores, ns, method, a, b, minimize, statistic="median"):
                  for d in (upper_cdf, point_cdf, lower_cdf))
 
 
+@pytest.mark.needs("opda")
 @pytest.mark.parametrize("method", ["dkw", "ks"])
 @pytest.mark.parametrize("n", [1, 2, 7, 48, 100])
 def test_dkw_and_ks_median_bands_equal_opdas(method, n):
@@ -340,6 +350,7 @@ def test_dkw_and_ks_median_bands_equal_opdas(method, n):
             np.testing.assert_array_equal(ours.estimate[clean], estimate[clean])
 
 
+@pytest.mark.needs("opda")
 @pytest.mark.parametrize("method", ["dkw", "ks"])
 def test_mean_bands_equal_opdas(method):
     scores = np.random.default_rng(14).beta(3, 2, size=40)
@@ -354,8 +365,12 @@ def test_mean_bands_equal_opdas(method):
         np.testing.assert_allclose(ours.upper, upper, rtol=1e-12)
 
 
+@pytest.mark.needs("opda")
 @pytest.mark.parametrize("kind", ["equal_tailed", "highest_density"])
 def test_ld_bands_agree_with_opda_within_its_simulation_error(kind):
+    # opda's band weights are private; this test follows them where they are.
+    from opda.nonparametric import _ld_band_weights
+
     n, confidence = 20, 0.8
     lo, hi = _ld_band_weights(n, confidence, kind, np.random.default_rng(15),
                               n_jobs=1)

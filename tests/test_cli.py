@@ -51,6 +51,7 @@ def test_curve_prints_the_library_numbers(results_csv):
                                    atol=5e-5)
 
 
+@pytest.mark.needs("matplotlib", "seaborn")
 def test_curve_with_band_writes_csv_and_figure(results_csv, tmp_path):
     path, frame = results_csv
     out = tmp_path / "curve.csv"

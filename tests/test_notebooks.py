@@ -9,8 +9,6 @@ import pytest
 
 from evp import cli
 
-papermill = pytest.importorskip("papermill")
-
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
@@ -23,7 +21,10 @@ def outputs(notebook_path):
     )
 
 
+@pytest.mark.needs("papermill")
 def test_synthetic_mse_on_a_users_scores(tmp_path):
+    import papermill
+
     scores = np.random.default_rng(5).beta(20, 8, size=300).round(4)
     results = tmp_path / "my.csv"
     pd.DataFrame({"acc": scores, "lr": np.linspace(1e-4, 1e-2, 300)}).to_csv(
@@ -89,7 +90,10 @@ SHARED_PARAMETERS = ("results_path", "score_column", "group_column", "models",
 @pytest.mark.parametrize(
     "path", [p for p in ANALYSES if p.stem != "tuning_and_cross_validation"],
     ids=lambda p: p.stem)
+@pytest.mark.needs("papermill")
 def test_analyses_take_users_results_under_the_same_names(path):
+    import papermill
+
     declared = papermill.inspect_notebook(str(path))
     missing = [name for name in SHARED_PARAMETERS if name not in declared]
     assert not missing, f"{path.name} lacks {missing}"

@@ -4,7 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
-import yaml
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +26,8 @@ CONDA_TO_PYPI = {"pytorch": "torch"}
 
 
 def conda_dependencies() -> set[str]:
+    import yaml
+
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     names = set()
     for entry in env["dependencies"]:
@@ -36,11 +38,15 @@ def conda_dependencies() -> set[str]:
     return names
 
 
+@pytest.mark.needs("yaml")
 def test_environment_yml_names_the_same_direct_dependencies():
     assert conda_dependencies() == pyproject_dependencies()
 
 
+@pytest.mark.needs("yaml")
 def test_environment_yml_uses_python_311():
+    import yaml
+
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert "python=3.11" in env["dependencies"]
 

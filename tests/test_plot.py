@@ -1,16 +1,20 @@
 """The tuning-curve plot draws what the library computes."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.collections import PolyCollection
 
 import evp
 from evp.plot import plot_tuning_curves, tuning_curve_table
+
+pytestmark = pytest.mark.needs("matplotlib", "seaborn")
+
+
+@pytest.fixture(autouse=True)
+def no_screen():
+    import matplotlib
+
+    matplotlib.use("Agg")
 
 
 @pytest.fixture
@@ -46,6 +50,8 @@ def test_plot_curves_shading_and_guides(results):
                                evp.expected_max(lr, np.arange(1, 16)))
     assert ax.get_xscale() == "log"
     # The ±1 std shading never leaves the observed score range.
+    from matplotlib.collections import PolyCollection
+
     for patch, model in zip(
             [c for c in ax.collections if isinstance(c, PolyCollection)],
             ["cnn", "lr"], strict=True):

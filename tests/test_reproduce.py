@@ -6,8 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
+
+pytestmark = pytest.mark.needs("papermill", "nbformat")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,6 +20,8 @@ def evp(*args, cwd):
 
 def write_notebook(path, name, body):
     """A small analysis notebook that writes one figure through evp.notebook."""
+    import nbformat
+
     cells = [
         nbformat.v4.new_code_cell("fail = False\nfigures_dir = None",
                                   metadata={"tags": ["parameters"]}),

@@ -19,6 +19,8 @@ from user_results import write_fold_results, write_search_results
 
 from evp import cli
 
+pytestmark = pytest.mark.needs("papermill", "matplotlib")
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 

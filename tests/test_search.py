@@ -79,10 +79,9 @@ def mirror():
     return str(folder)
 
 
+@pytest.mark.needs("torch", "sklearn")
 @pytest.mark.parametrize("model", ["lr", "lboe", "cnn"])
 def test_real_two_trial_search_on_a_subset(model, tmp_path):
-    pytest.importorskip("torch")
-    pytest.importorskip("sklearn")
     out = tmp_path / f"{model}.jsonl"
     command = [sys.executable, "-m", "evp.cli", "search", "sst5", "--model", model,
                "--trials", "2", "--seed", "1", "--out", str(out), "--subset", "200"]
@@ -133,10 +132,10 @@ def write_glove(path, words, dim=8):
     return vectors
 
 
+@pytest.mark.needs("torch")
 def test_embeddings_from_a_glove_file(tmp_path, monkeypatch):
     import numpy as np
 
-    pytest.importorskip("torch")
     monkeypatch.setenv("EVP_DATA_DIR", mirror())
     from evp.search import sst5
 
@@ -160,8 +159,8 @@ def test_embeddings_from_a_glove_file(tmp_path, monkeypatch):
         sst5.load_embeddings(str(bad), 200)
 
 
+@pytest.mark.needs("torch")
 def test_search_with_the_papers_regime_and_embeddings_records_both(tmp_path):
-    pytest.importorskip("torch")
     from evp.search import sst5
 
     env = {**os.environ, "EVP_DATA_DIR": mirror()}
@@ -191,8 +190,8 @@ def test_search_with_the_papers_regime_and_embeddings_records_both(tmp_path):
     assert sst5.PAPERS_REGIME == {"max_epochs": 50, "patience": 10}
 
 
+@pytest.mark.needs("torch")
 def test_training_is_deterministic_with_batches_padded_once(monkeypatch):
-    pytest.importorskip("torch")
     monkeypatch.setenv("EVP_DATA_DIR", mirror())
     from evp.search import sst5
 
