@@ -564,3 +564,22 @@ def test_the_second_model_wholly_above_is_strong_evidence_for_it():
     assert list(table["n"]) == [1, 2, 5]
     assert list(table["better beats worse"]) == ["strong"] * 3
     assert "b beats a: strong at 3" in repr(result)
+
+
+def test_symmetric_bands_walk_half_way_to_the_same_coverage():
+    # A band with u_i = 1 - l_{n+1-i} is walked to 1/2 only; breaking the symmetry
+    # by one ulp sends it the whole way. Both must agree, grid points at 1/2 too.
+    from evp.bands import _coverage
+
+    rng = np.random.default_rng(23)
+    for _ in range(300):
+        n = int(rng.integers(2, 80))
+        lower = np.minimum(np.sort(rng.random(n)) * rng.uniform(0.2, 1.0), 0.5)
+        if rng.random() < 0.3:
+            lower[rng.integers(n)] = 0.5
+            lower.sort()
+        upper = 1.0 - lower[::-1]
+        asymmetric = upper.copy()
+        asymmetric[0] = np.nextafter(asymmetric[0], -1.0)
+        assert _coverage(lower, upper) == pytest.approx(
+            _coverage(lower, asymmetric), abs=1e-12)
