@@ -569,7 +569,7 @@ def test_the_second_model_wholly_above_is_strong_evidence_for_it():
 def test_symmetric_bands_walk_half_way_to_the_same_coverage():
     # A band with u_i = 1 - l_{n+1-i} is walked to 1/2 only; breaking the symmetry
     # by one ulp sends it the whole way. Both must agree, grid points at 1/2 too.
-    from evp.bands import _coverage
+    from evp._order_statistics import coverage as _coverage
 
     rng = np.random.default_rng(23)
     for _ in range(300):
