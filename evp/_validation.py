@@ -1,4 +1,5 @@
-"""Checks at the public boundary: bad input fails loudly, naming the argument."""
+"""Checks at the public boundary (bad input fails loudly, naming the argument), and
+the one rule for working through large arrays in pieces."""
 
 from __future__ import annotations
 
@@ -99,3 +100,15 @@ def as_bool(value, name: str) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise ValueError(f"{name} must be True or False, got {_describe(value)}")
     return bool(value)
+
+
+# Work on at most this many float64 cells at once: about 32 MB.
+MAX_CELLS = 4_000_000
+
+
+def chunks(rows: int, width: int):
+    """Slices of consecutive rows, each covering at most MAX_CELLS cells of a
+    (rows, width) array (at least one row)."""
+    step = max(1, MAX_CELLS // max(width, 1))
+    for start in range(0, rows, step):
+        yield slice(start, min(start + step, rows))

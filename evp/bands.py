@@ -75,7 +75,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evp._order_statistics import band_bounds, coverage
-from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores
+from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores, chunks
 from evp.estimators import _best_of_probability, quantile_tuning_curve
 
 __all__ = [
@@ -384,14 +384,13 @@ def _mean_of_best(points: np.ndarray, cdf: np.ndarray, k: np.ndarray,
     cdf = np.clip(np.maximum.accumulate(cdf), 0.0, 1.0)
     previous = np.concatenate(([0.0], cdf[:-1]))
     out = np.empty(points.shape[:-1] + k.shape)
-    step = max(1, 4_000_000 // cdf.shape[0])
-    for start in range(0, k.shape[0], step):
-        kk = k[start : start + step, None]
+    for part in chunks(k.shape[0], cdf.shape[0]):  # (N, m) weights, in pieces
+        kk = k[part, None]
         if minimize:
             weights = (1.0 - previous) ** kk - (1.0 - cdf) ** kk
         else:
             weights = cdf**kk - previous**kk
-        out[..., start : start + step] = points @ weights.T
+        out[..., part] = points @ weights.T
     return out
 
 

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores
+from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores, chunks
 
 __all__ = [
     "Budget",
@@ -50,9 +50,6 @@ __all__ = [
 ]
 
 ESTIMATORS = ("v", "u", "w")
-
-# Bound the (len(ns), B) weight matrix held at once to about 32 MB.
-_MAX_WEIGHTS = 4_000_000
 
 
 def _log_weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
@@ -89,12 +86,6 @@ def _weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
     log_w = _log_weights(estimator, n, size)
     w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
     return w / w.sum(axis=1, keepdims=True)
-
-
-def _chunks(ns: np.ndarray, size: int):
-    step = max(1, _MAX_WEIGHTS // size)
-    for start in range(0, len(ns), step):
-        yield slice(start, start + step)
 
 
 def _sorted_scores(scores, minimize: bool) -> np.ndarray:
@@ -177,7 +168,7 @@ def expected_max(scores, ns, *, estimator: str = "v", minimize: bool = False):
     size = x.shape[1]
     _validate_ns_for(estimator, n, size)
     out = np.empty((x.shape[0], len(n)))
-    for part in _chunks(n, size):
+    for part in chunks(len(n), size):  # (N, B) weights, in pieces
         out[:, part] = x @ _weights(estimator, n[part], size).T
     out = -out if minimize else out
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
@@ -202,7 +193,7 @@ def expected_max_std(scores, ns, *, minimize: bool = False):
     n, ns_scalar = as_ns(ns)
     size = x.shape[1]
     out = np.empty((x.shape[0], len(n)))
-    for part in _chunks(n, size):
+    for part in chunks(len(n), size):  # (N, B) weights, in pieces
         w = _weights("v", n[part], size)  # (N, B)
         mean = x @ w.T  # (S, N)
         for j, w_n in enumerate(w):

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evp._validation import _describe, as_choice, as_scores
+from evp._validation import _describe, as_choice, as_scores, chunks
 
 __all__ = [
     "BootstrapTestResult",
@@ -67,9 +67,6 @@ SHIFTS = ("observed", "mean")
 
 # Exact enumeration holds 2^n statistics at once: 2^20 floats are 8 MB.
 MAX_EXACT_PAIRS = 20
-
-# Bound the (chunk, n) matrices of signs or resampled indices to about 32 MB.
-_MAX_CELLS = 4_000_000
 
 # Relative tolerance for ties between the null statistics and the observed one,
 # as in scipy.stats.permutation_test: differently ordered sums of the same numbers
@@ -142,13 +139,6 @@ def _n_resamples(value) -> int:
     if value < 1:
         raise ValueError(f"n_resamples must be at least 1, got {value}")
     return int(value)
-
-
-def _chunks(total: int, width: int):
-    """Sizes of consecutive chunks of rows, each at most _MAX_CELLS // width."""
-    step = max(1, _MAX_CELLS // width)
-    for start in range(0, total, step):
-        yield min(step, total - start)
 
 
 def _count_extreme(null: np.ndarray, observed: float, alternative: str) -> int:
@@ -241,8 +231,8 @@ def paired_permutation_test(
     n_resamples = _n_resamples(n_resamples)
     rng = np.random.default_rng(rng)
     parts = []
-    for size in _chunks(n_resamples, n):
-        signs = 2.0 * rng.integers(0, 2, size=(size, n)) - 1.0
+    for part in chunks(n_resamples, n):  # (R, n) signs, in pieces
+        signs = 2.0 * rng.integers(0, 2, size=(part.stop - part.start, n)) - 1.0
         parts.append(signs @ d / n)
     null = np.concatenate(parts)
     count = _count_extreme(null, observed, alternative)
@@ -335,8 +325,8 @@ def bootstrap_shift_test(
     observed = float(d.mean())
 
     parts = []
-    for size in _chunks(n_resamples, n):
-        index = rng.integers(0, n, size=(size, n))
+    for part in chunks(n_resamples, n):  # (R, n) resampled indices, in pieces
+        index = rng.integers(0, n, size=(part.stop - part.start, n))
         parts.append(d[index].mean(axis=1))
     boot = np.concatenate(parts)
     centre = observed if shift == "observed" else float(boot.mean())

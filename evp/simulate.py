@@ -30,15 +30,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from evp._validation import as_ns, as_probability, as_scores
+from evp._validation import as_ns, as_probability, as_scores, chunks
 
 __all__ = ["ReflectedKDE"]
 
 # Kernel images farther than this many bandwidths from [a, b] are dropped.
 _REACH = 40
-# Bound the (points, images) matrices of pdf and cdf to about 32 MB.
-_MAX_CELLS = 4_000_000
-
 
 class ReflectedKDE:
     """Gaussian KDE on [a, b] with exact reflection at both ends.
@@ -93,10 +90,9 @@ class ReflectedKDE:
         x = np.asarray(x, dtype=float)
         flat = x.ravel()
         total = np.empty(flat.size)
-        step = max(1, _MAX_CELLS // self._centres.size)
-        for start in range(0, flat.size, step):
-            z = (flat[start:start + step, None] - self._centres) / self.bandwidth
-            total[start:start + step] = terms(z).sum(axis=1)
+        for part in chunks(flat.size, self._centres.size):  # (points, images)
+            z = (flat[part, None] - self._centres) / self.bandwidth
+            total[part] = terms(z).sum(axis=1)
         return total.reshape(x.shape)
 
     def pdf(self, x):
