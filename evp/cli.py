@@ -88,8 +88,8 @@ def curve(args: argparse.Namespace) -> int:
     if args.old_band:
         if args.method not in (None, args.old_band):
             raise UsageError("--band is the old name of --method: give --method only")
-        warnings.warn("--band is renamed --method; --band will be removed",
-                      DeprecationWarning, stacklevel=1)
+        print("evp curve: warning: --band is renamed --method; --band will be "
+              "removed", file=sys.stderr)
         args.method = args.old_band
 
     out = Path(args.out) if args.out else None
@@ -464,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"evp {args.command}: {error}", file=sys.stderr)
             status = 2
     # Each distinct warning once, on one line, without the library's file and line.
-    shown = (RuntimeWarning, UserWarning, DeprecationWarning)
+    shown = (RuntimeWarning, UserWarning)
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, shown)):
         print(f"evp {args.command}: warning: {message}", file=sys.stderr)

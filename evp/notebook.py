@@ -609,6 +609,25 @@ def _dumps(notebook: dict) -> str:
     return nbformat.writes(nbformat.from_dict(notebook)) + "\n"
 
 
+def _local_kernel_manager():
+    """A kernel manager that talks to its kernel over local (IPC) sockets.
+
+    Over TCP the kernel warns that its traffic is unencrypted, and a port picked
+    by the manager can be taken before the kernel binds it, which kills the
+    kernel's heartbeat with a traceback on the user's terminal. IPC sockets are
+    files beside the kernel's connection file, in Jupyter's runtime folder.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class LocalKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+    return LocalKernelManager
+
+
 def execute(source, output, *, parameters=None, cwd=None) -> None:
     """Run notebook `source` with papermill and write it, cleaned, to `output`.
 
@@ -628,8 +647,9 @@ def execute(source, output, *, parameters=None, cwd=None) -> None:
         papermill.execute_notebook(
             str(source), str(output), parameters=parameters or None,
             cwd=None if cwd is None else str(cwd), progress_bar=False,
-            # The kernel's own log (a transport warning at start, an interrupt
-            # at shutdown) says nothing about the notebook.
+            kernel_manager_class=_local_kernel_manager(),
+            # The kernel's own log (an interrupt at shutdown, say) says nothing
+            # about the notebook.
             extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
         )
     except PapermillExecutionError as error:

@@ -135,7 +135,9 @@ def test_a_failing_cell_is_one_line_with_the_partial_notebook(tmp_path):
     done = evp("run", "deberta_tutorial", path.name, *_without_cost(options),
                "-p", "method=nope", cwd=tmp_path)
     assert done.returncode == 2
-    line, = done.stderr.strip().splitlines()
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    line = lines[0]
     assert line.startswith("evp run: deberta_tutorial failed: ValueError: method")
     partial = tmp_path / "evp-runs" / "deberta_tutorial" / "deberta_tutorial.ipynb"
     assert str(partial) in line and partial.exists()
@@ -162,8 +164,9 @@ def test_bad_runs_are_one_line(tmp_path, args, message):
     done = evp("run", *(a.replace("{file}", path.name) for a in args), cwd=tmp_path)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    line, = done.stderr.strip().splitlines()
-    assert line.startswith("evp run: ") and message in line, line
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("evp run: ") and message in lines[0], lines[0]
     assert git_status() == before
 
 
