@@ -279,8 +279,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         execute(notebook, executed, parameters=parameters, cwd=Path.cwd())
     except NotebookFailed as error:
-        raise UsageError(f"{name} failed: {error} (the partial notebook is "
-                         f"{executed})") from None
+        where = (f" (the partial notebook is {executed})" if executed.exists()
+                 else "")
+        raise UsageError(f"{name} failed: {error}{where}") from None
     written = sorted(p.name for p in out.iterdir() if p != executed)
     print(f"ran {name} on {results}: wrote {executed.name} and "
           f"{len(written)} file(s) in {out}: {', '.join(written)}")

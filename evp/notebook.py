@@ -609,13 +609,15 @@ def _dumps(notebook: dict) -> str:
     return nbformat.writes(nbformat.from_dict(notebook)) + "\n"
 
 
-def _local_kernel_manager():
-    """A kernel manager that talks to its kernel over local (IPC) sockets.
+def _local_kernel_manager(folder: str):
+    """A kernel manager that talks to its kernel over local (IPC) sockets in
+    `folder`, a fresh temporary folder for each run.
 
     Over TCP the kernel warns that its traffic is unencrypted, and a port picked
     by the manager can be taken before the kernel binds it, which kills the
     kernel's heartbeat with a traceback on the user's terminal. IPC sockets are
-    files beside the kernel's connection file, in Jupyter's runtime folder.
+    files; kept in a folder of their own, kernels started side by side never
+    share one.
     """
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
@@ -624,6 +626,10 @@ def _local_kernel_manager():
         @default("transport")
         def _default_transport(self):
             return "ipc"
+
+        @default("ip")
+        def _default_ip(self):
+            return os.path.join(folder, "kernel")
 
     return LocalKernelManager
 
@@ -636,6 +642,8 @@ def execute(source, output, *, parameters=None, cwd=None) -> None:
     `output`, and :class:`NotebookFailed` is raised with the error's type and
     first line.
     """
+    import tempfile
+
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
@@ -644,25 +652,32 @@ def execute(source, output, *, parameters=None, cwd=None) -> None:
     os.environ[PROGRESS_VARIABLE] = "0"
     failure = None
     try:
-        papermill.execute_notebook(
-            str(source), str(output), parameters=parameters or None,
-            cwd=None if cwd is None else str(cwd), progress_bar=False,
-            kernel_manager_class=_local_kernel_manager(),
-            # The kernel's own log (an interrupt at shutdown, say) says nothing
-            # about the notebook.
-            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-        )
+        with tempfile.TemporaryDirectory(prefix="evp-kernel-") as sockets:
+            papermill.execute_notebook(
+                str(source), str(output), parameters=parameters or None,
+                cwd=None if cwd is None else str(cwd), progress_bar=False,
+                kernel_manager_class=_local_kernel_manager(sockets),
+                # The kernel's own log (an interrupt at shutdown, say) says
+                # nothing about the notebook.
+                extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+            )
     except PapermillExecutionError as error:
-        failure = error
+        failure = f"{error.ename}: {_first_line(error.evalue)}"
+    except Exception as error:  # the kernel did not start, or died
+        failure = f"{type(error).__name__}: {_first_line(error)}"
     finally:
         if previous_setting is None:
             os.environ.pop(PROGRESS_VARIABLE, None)
         else:
             os.environ[PROGRESS_VARIABLE] = previous_setting
-    output.write_text(_dumps(clean(json.loads(output.read_text()))))
+    if output.exists():
+        output.write_text(_dumps(clean(json.loads(output.read_text()))))
     if failure is not None:
-        first = (str(failure.evalue).strip().splitlines() or [""])[0]
-        raise NotebookFailed(f"{failure.ename}: {first}")
+        raise NotebookFailed(failure)
+
+
+def _first_line(message) -> str:
+    return (str(message).strip().splitlines() or [""])[0]
 
 
 def replace_if_changed(new, committed) -> bool:
