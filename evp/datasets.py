@@ -605,9 +605,17 @@ _FORMATS = {
     ".tab": "tsv",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".txt": "csv",
 }
 _COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
 _ROW_NOTE = "(row 1 is the first data row)"
+_DROP_HINT = "; pass drop_bad_rows=True to drop such rows"
+# Delimiters a delimited text file is sniffed for, the extension's own first.
+_DELIMITERS = (",", ";", "\t", "|")
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+(?:[eE][+-]?\d+)?$")
+_DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
 
 
 def _rows(mask: np.ndarray, limit: int = 20) -> str:
@@ -617,7 +625,64 @@ def _rows(mask: np.ndarray, limit: int = 20) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _read_table(path: Path) -> pd.DataFrame:
+def _sample_lines(path: Path, limit: int = 200) -> list[str]:
+    """The first lines of a delimited text file (decompressed), for sniffing."""
+    import bz2
+    import gzip
+    import lzma
+
+    openers = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+    suffix = path.suffix.lower()
+    if suffix in _COMPRESSIONS and suffix not in openers:
+        return []  # .zip, .zst: read with the extension's delimiter
+    opener = openers.get(suffix, open)
+    lines = []
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace",
+                    newline="") as handle:
+            for line in handle:
+                if line.strip():
+                    lines.append(line.rstrip("\r\n"))
+                if len(lines) >= limit:
+                    break
+    except (OSError, EOFError):
+        return []
+    return lines
+
+
+def _sniff(lines: list[str], default: str) -> str:
+    """The delimiter that splits every sampled line into the same number (> 1) of
+    fields, the most fields winning; `default` where none does."""
+    import csv
+
+    best, widest = default, 1
+    for delimiter in dict.fromkeys((default, *_DELIMITERS)):
+        widths = [len(row) for row in csv.reader(lines, delimiter=delimiter)]
+        if not widths or widths[0] < 2:
+            continue
+        agree = sum(w == widths[0] for w in widths) / len(widths)
+        if agree >= 0.9 and widths[0] > widest:
+            best, widest = delimiter, widths[0]
+    return best
+
+
+def _sniff_decimal(lines: list[str], sep: str) -> str:
+    """"," where the numbers are written with decimal commas (1,5 or 0,25), else "."."""
+    import csv
+
+    if sep == ",":
+        return "."
+    commas = points = 0
+    for row in csv.reader(lines[1:], delimiter=sep):
+        for field in row:
+            field = field.strip()
+            commas += bool(_DECIMAL_COMMA.match(field))
+            points += bool(_DECIMAL_POINT.match(field))
+    return "," if commas > points else "."
+
+
+def _read_table(path: Path, sep: str | None = None,
+                decimal: str | None = None) -> pd.DataFrame:
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSIONS:
         suffixes = suffixes[:-1]
@@ -630,11 +695,38 @@ def _read_table(path: Path) -> pd.DataFrame:
         )
     if not path.is_file():
         raise FileNotFoundError(f"path_or_frame: no such file {path}")
-    if kind == "csv":
-        return pd.read_csv(path)
-    if kind == "tsv":
-        return pd.read_csv(path, sep="\t")
-    return _read_json_lines(path)
+    if kind == "parquet":
+        return _read_parquet(path)
+    if kind == "jsonl":
+        return _read_json_lines(path)
+    if sep is None or decimal is None:
+        lines = _sample_lines(path)
+        if sep is None:
+            sep = _sniff(lines, "\t" if kind == "tsv" else ",")
+        if decimal is None:
+            decimal = _sniff_decimal(lines, sep)
+    if sep == decimal:
+        raise ValueError(f"sep and decimal are both {sep!r}: a number could not be "
+                         "told from the next field; pass another sep")
+    try:
+        return pd.read_csv(path, sep=sep, decimal=decimal)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"path_or_frame: {path.name} could not be read as text "
+                         f"separated by {sep!r}: {_reason(exc)}; pass sep") from None
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file through pandas; needs pyarrow (the ``parquet`` extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise ImportError(f"path_or_frame: reading {path.name} (Parquet) needs "
+                          "pyarrow: pip install 'evp[parquet]'")
+    try:
+        return pd.read_parquet(path, engine="pyarrow")
+    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+        raise ValueError(f"path_or_frame: {path.name} is not a readable Parquet "
+                         f"file: {_reason(exc)}") from None
 
 
 def _read_json_lines(path: Path) -> pd.DataFrame:
@@ -653,36 +745,73 @@ def _read_json_lines(path: Path) -> pd.DataFrame:
     return pd.concat([frame.drop(columns=nested), *flat], axis=1)
 
 
-def _numeric(frame: pd.DataFrame, column, role: str) -> np.ndarray:
+def _numbers(frame: pd.DataFrame, column) -> np.ndarray:
     values = pd.to_numeric(frame[column], errors="coerce")
-    values = np.asarray(values.to_numpy(dtype=float, na_value=np.nan))
-    bad = ~np.isfinite(values)
+    return np.asarray(values.to_numpy(dtype=float, na_value=np.nan))
+
+
+def _bad_rows(frame: pd.DataFrame, roles: dict) -> list[tuple[np.ndarray, str]]:
+    """(rows, what is wrong with them) per problem, in the order they are reported."""
+    problems = []
+    score = roles["score"]
+    bad = ~np.isfinite(_numbers(frame, score))
     if bad.any():
-        raise ValueError(
-            f"{role} column {column!r} has missing, non-numeric or infinite values "
-            f"in rows {_rows(bad)} {_ROW_NOTE}"
-        )
-    return values
+        problems.append((bad, f"score column {score!r} has missing, non-numeric or "
+                              "infinite values"))
+    group = roles.get("group")
+    if group is not None:
+        bad = frame[group].isna().to_numpy()
+        if bad.any():
+            problems.append((bad, f"group column {group!r} has missing values"))
+    cost = roles.get("cost")
+    if cost is not None:
+        costs = _numbers(frame, cost)
+        bad = ~np.isfinite(costs)
+        if bad.any():
+            problems.append((bad, f"cost column {cost!r} has missing, non-numeric "
+                                  "or infinite values"))
+        negative = np.isfinite(costs) & (costs < 0)
+        if negative.any():
+            problems.append((negative, f"cost column {cost!r} has negative values"))
+    return problems
 
 
-def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame:
+def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
+                 decimal=None, drop_bad_rows: bool = False) -> pd.DataFrame:
     """Read your own random-search results into a validated tidy frame.
 
     Parameters
     ----------
     path_or_frame : str, os.PathLike or pandas.DataFrame
-        A file with one row per search round and a header — CSV (``.csv``), TSV
-        (``.tsv``, ``.tab``) or JSON Lines (``.jsonl``, ``.ndjson``; one object per
-        line; nested objects become ``outer.inner`` columns), optionally
-        compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.zip``); a folder of
-        ``evp search`` trials (see :func:`load_search`); or a DataFrame with the
-        same content. A relative path is relative to the current folder.
+        A file with one row per search round and a header — delimited text
+        (``.csv``, ``.tsv``, ``.tab``, ``.txt``: the delimiter and a decimal comma
+        are sniffed, see `sep` and `decimal`), JSON Lines (``.jsonl``,
+        ``.ndjson``; one object per line; nested objects become ``outer.inner``
+        columns), optionally compressed (``.gz``, ``.bz2``, ``.xz``, ``.zst``,
+        ``.zip``), or Parquet (``.parquet``, ``.pq``; needs pyarrow, the
+        ``parquet`` extra); a folder of ``evp search`` trials (see
+        :func:`load_search`); or a DataFrame with the same content. A relative
+        path is relative to the current folder.
     score : str
         Column holding each round's validation score.
     group : str, optional
         Column naming the model, configuration or condition a round belongs to.
     cost : str, optional
         Column holding each round's cost (e.g. training seconds); non-negative.
+    sep : str, optional
+        The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
+        ``|`` that splits every line of the file's start into the same number of
+        fields (the most fields winning), else the extension's (tab for ``.tsv``
+        and ``.tab``, comma otherwise).
+    decimal : str, optional
+        The decimal mark of a text file. Default: ``,`` when the numbers of a file
+        not separated by commas are written with decimal commas (``0,85``), else
+        ``.``.
+    drop_bad_rows : bool, default False
+        Drop the rows whose score or cost is missing, non-numeric or infinite, whose
+        cost is negative or whose group is missing, with a warning that lists them
+        (also in ``.attrs["dropped_rows"]``, counting the first data row as 1).
+        Default: such rows are an error.
 
     Returns
     -------
@@ -691,7 +820,8 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
         (str, when `group` is given) and ``cost`` (float, when `cost` is given),
         followed by the remaining original columns unchanged, in their order.
         ``.attrs["columns"]`` maps ``"score"``, ``"group"`` and ``"cost"`` to the
-        original column names (None where not given), for labels and messages.
+        original column names (None where not given), for labels and messages;
+        ``.attrs["dropped_rows"]`` lists the rows `drop_bad_rows` dropped.
 
     Raises
     ------
@@ -699,9 +829,12 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
         A named column is missing (the message lists the available columns); a
         score or cost is missing, non-numeric or infinite, a cost is negative, or
         a group is missing (the message names the column and lists the offending
-        rows, counting the first data row, after the header, as row 1); the file
-        extension is not one of the above; or a remaining column is already called
-        ``score``, ``group`` or ``cost``.
+        rows, counting the first data row, after the header, as row 1, unless
+        `drop_bad_rows`); every row is bad; the file extension is not one of the
+        above; or a remaining column is already called ``score``, ``group`` or
+        ``cost``.
+    ImportError
+        A Parquet file without pyarrow installed.
     TypeError
         `path_or_frame` is neither a path nor a DataFrame.
     FileNotFoundError
@@ -719,7 +852,8 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
         frame = path_or_frame
     elif isinstance(path_or_frame, str | os.PathLike):
         path = Path(path_or_frame).expanduser()
-        frame = load_search(path) if path.is_dir() else _read_table(path)
+        frame = (load_search(path) if path.is_dir()
+                 else _read_table(path, sep=sep, decimal=decimal))
     else:
         raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
                         f"got {_describe(path_or_frame)}")
@@ -734,7 +868,7 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
     for role, column in roles.items():
         if column not in available:
             raise ValueError(f"{role} column {column!r} not found; available "
-                             f"columns: {available}")
+                             f"columns: {available}{_separator_hint(available)}")
     used = list(roles.values())
     if len(set(used)) != len(used):
         raise ValueError(f"score, group and cost must name different columns, got "
@@ -750,22 +884,45 @@ def read_results(path_or_frame, *, score, group=None, cost=None) -> pd.DataFrame
         )
 
     frame = frame.reset_index(drop=True)
-    tidy = pd.DataFrame({"score": _numeric(frame, score, "score")})
+    problems = _bad_rows(frame, roles)
+    dropped: list[int] = []
+    if problems and not drop_bad_rows:
+        bad, what = problems[0]
+        raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{_DROP_HINT}")
+    if problems:
+        bad = np.logical_or.reduce([rows for rows, _ in problems])
+        if bad.all():
+            raise ValueError(f"every row is bad: {problems[0][1]} in rows "
+                             f"{_rows(problems[0][0])} {_ROW_NOTE}")
+        dropped = (np.flatnonzero(bad) + 1).tolist()
+        reasons = "; ".join(f"{what} in rows {_rows(rows)}"
+                            for rows, what in problems)
+        import warnings
+
+        warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
+                      f"{_ROW_NOTE}: {reasons}", UserWarning, stacklevel=2)
+        frame = frame[~bad].reset_index(drop=True)
+    tidy = pd.DataFrame({"score": _numbers(frame, score)})
     if group is not None:
-        missing = frame[group].isna().to_numpy()
-        if missing.any():
-            raise ValueError(f"group column {group!r} has missing values in rows "
-                             f"{_rows(missing)} {_ROW_NOTE}")
         tidy["group"] = frame[group].astype(str)
     if cost is not None:
-        costs = _numeric(frame, cost, "cost")
-        if (costs < 0).any():
-            raise ValueError(f"cost column {cost!r} has negative values in rows "
-                             f"{_rows(costs < 0)} {_ROW_NOTE}")
-        tidy["cost"] = costs
+        tidy["cost"] = _numbers(frame, cost)
     tidy = pd.concat([tidy, frame[rest]], axis=1)
     tidy.attrs["columns"] = {"score": score, "group": group, "cost": cost}
+    tidy.attrs["dropped_rows"] = dropped
     return tidy
+
+
+def _separator_hint(columns: list) -> str:
+    """A hint when one column's name holds the other names: a wrong delimiter."""
+    if len(columns) != 1:
+        return ""
+    for delimiter in _DELIMITERS:
+        if delimiter in str(columns[0]):
+            shown = "\\t" if delimiter == "\t" else delimiter
+            return (f"; the header looks separated by {shown!r}: pass "
+                    f"sep={shown!r}")
+    return ""
 
 
 def scores_by_model(results, models=None, *, minimize: bool = False,
