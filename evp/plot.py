@@ -1,12 +1,31 @@
-"""Tuning-curve plots over tidy search results, in the style of seaborn.
+"""Tuning-curve figures over tidy search results, drawn to be printed.
 
 One row per search round: a score column, optionally a model column (``hue``) and a
 cost column. :func:`plot_tuning_curves` draws, per model, the expected best score
 after n rounds with its ±1 standard deviation (Dodge et al. 2019, §3.3), and
-optionally confidence bands (Lourie, Cho and He 2024).
+optionally confidence bands (Lourie, Cho and He 2024); :func:`plot_comparison`
+draws two models' bands and the evidence that one beats the other.
+:func:`set_theme` gives any other figure (the notebooks') the same look.
+
+The design, in one place:
+
+* a colour-blind-safe palette (Okabe and Ito 2008), one colour per model;
+* bands as translucent fills with thin solid edges, never hatched;
+* an edge a band cannot bound (an infinite tuning-curve bound: too few rounds for
+  that budget at that confidence) is drawn open — the fill fades out towards the
+  edge of the axes, an arrow points the way, and a label says "no upper bound: more
+  rounds needed" (or "no lower bound" for losses);
+* more than two models: one panel per model, on shared axes, with the other models
+  in light grey behind;
+* plain tick labels (1, 10, 100), axis labels that name the score, the direction
+  (``best`` or ``lowest``), the cost column and its unit; the legend outside the
+  data.
 """
 
 from __future__ import annotations
+
+import math
+import re
 
 import numpy as np
 
@@ -18,7 +37,72 @@ from evp.estimators import (
     expected_max_std,
 )
 
-__all__ = ["plot_tuning_curves", "save_figure", "tuning_curve_table"]
+__all__ = [
+    "PALETTE",
+    "plot_comparison",
+    "plot_tuning_curves",
+    "save_figure",
+    "set_theme",
+    "theme",
+    "tuning_curve_table",
+]
+
+#: Okabe and Ito's colour-blind-safe palette, yellow last (it is faint on white).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+           "#000000", "#F0E442")
+
+METHOD_NAMES = {"dkw": "DKW", "ks": "KS", "ld_equal_tailed": "LD equal-tailed",
+                "ld_highest_density": "LD highest-density"}
+
+# Alphas of the fills, so that two overlapping bands stay readable.
+BAND_ALPHA = 0.18
+STD_ALPHA = 0.12
+# The artists' ids: what the tests (and anyone restyling a figure) look for.
+OPEN_EDGE = "evp-open-edge"
+OPEN_EDGE_FADE = "evp-open-edge-fade"
+OPEN_EDGE_LABEL = "evp-open-edge-label"
+BAND_EDGE = "evp-band-edge"
+CONTEXT = "evp-other-models"
+
+
+def theme(context: str = "paper", font_scale: float = 1.2) -> dict:
+    """The matplotlib settings of evp's figures, as a dict for ``rc_context``.
+
+    Seaborn's ``whitegrid`` style at the given `context`, the Okabe–Ito palette,
+    no top or right spines, a light grid, frameless legends, and 150 dpi files cut
+    to their content.
+    """
+    import seaborn as sns
+    from cycler import cycler
+
+    rc = {**sns.axes_style("whitegrid"),
+          **sns.plotting_context(context, font_scale=font_scale)}
+    rc.update({
+        "axes.prop_cycle": cycler(color=PALETTE),
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.edgecolor": "0.3",
+        "axes.titleweight": "bold",
+        "grid.color": "0.9",
+        "grid.linewidth": 0.6,
+        "legend.frameon": False,
+        "xtick.bottom": True,
+        "ytick.left": True,
+        "savefig.dpi": 150,
+        "savefig.bbox": "tight",
+        "pdf.fonttype": 42,
+        "svg.fonttype": "none",
+    })
+    return rc
+
+
+def set_theme(context: str = "paper", font_scale: float = 1.2) -> None:
+    """Make every later matplotlib figure look like evp's (see :func:`theme`)."""
+    import matplotlib as mpl
+    import seaborn as sns
+
+    mpl.rcParams.update(theme(context, font_scale))
+    sns.set_palette(list(PALETTE))
 
 
 def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
@@ -34,10 +118,20 @@ def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
     paths = []
     for suffix in formats:
         path = stem.with_name(f"{stem.name}.{suffix}")
-        metadata = {"CreationDate": None} if suffix == "pdf" else None
-        figure.savefig(path, bbox_inches="tight", dpi=dpi, metadata=metadata)
-        paths.append(path)
+        paths.append(_save(figure, path, dpi=dpi))
     return paths
+
+
+def _save(figure, path, *, dpi: int = 150):
+    """Write one file, without a date that would change on every run."""
+    from pathlib import Path
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    metadata = ({"CreationDate": None} if suffix == ".pdf"
+                else {"Date": None} if suffix == ".svg" else None)
+    figure.savefig(path, bbox_inches="tight", dpi=dpi, metadata=metadata)
+    return path
 
 
 def _method(method, band):
@@ -117,12 +211,172 @@ def tuning_curve_table(
     return pd.concat(tables, ignore_index=True)
 
 
+# ----------------------------------------------------------------- labels and axes
+
+# Units recognised from a cost column's name (its last word, or all of it).
+_UNITS = {
+    "seconds": "s", "second": "s", "secs": "s", "sec": "s", "s": "s",
+    "milliseconds": "ms", "ms": "ms",
+    "minutes": "min", "mins": "min", "min": "min",
+    "hours": "h", "hrs": "h", "hr": "h", "h": "h",
+    "days": "days",
+    "gpu_hours": "GPU hours", "gpuh": "GPU hours", "gpu_h": "GPU hours",
+    "usd": "USD", "dollars": "USD", "eur": "EUR", "flops": "FLOPs",
+    "steps": "steps", "epochs": "epochs",
+}
+
+
+def cost_unit(column: str | None) -> str | None:
+    """The unit a cost column's name gives away ("seconds" → "s", "gpu_hours" →
+    "GPU hours"), or None."""
+    if not column:
+        return None
+    name = column.strip().lower()
+    if name in _UNITS:
+        return _UNITS[name]
+    words = [w for w in re.split(r"[\s_\-.()\[\]/]+", name) if w]
+    return _UNITS.get(words[-1]) if words else None
+
+
+def cost_label(column: str, unit: str | None = None) -> str:
+    """The cost axis's label: the column, what the axis adds up, and the unit."""
+    unit = unit or cost_unit(column)
+    return (f"budget: n rounds × mean {column} per round"
+            + (f" ({unit})" if unit else ""))
+
+
+def score_label(y: str, minimize: bool = False) -> str:
+    """The score axis's label: "expected best f1", "expected lowest val_loss"."""
+    return f"expected {'lowest' if minimize else 'best'} {y}"
+
+
+def _plain(value, _position=None) -> str:
+    """A tick label without powers of ten: 1, 10, 100, 1,000, 0.5."""
+    if value >= 1 and math.isclose(value, round(value)):
+        return f"{round(value):,}"
+    return f"{value:g}"
+
+
+def plain_log_axis(axis) -> None:
+    """Plain tick labels (1, 10, 100) on a log axis; 2 and 5 in between when it
+    spans less than two decades."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    low, high = sorted(axis.get_view_interval())
+    low = max(low, 1e-300)
+    subs = (1.0, 2.0, 5.0) if high / low < 100 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _colors(palette, n: int) -> list:
+    if palette is None:
+        palette = list(PALETTE)
+    import seaborn as sns
+
+    return list(sns.color_palette(palette, n_colors=n))
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, stop) of each run of True in `mask`."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(int), [0]])))
+    return list(zip(edges[::2], edges[1::2], strict=True))
+
+
+def _finite_range(*arrays) -> tuple[float, float]:
+    values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return 0.0, 1.0
+    return float(values.min()), float(values.max())
+
+
+def _band(ax, x, lower, estimate, upper, color) -> list[str]:
+    """A translucent band with solid edges; an infinite edge drawn open.
+
+    Returns the sides left open ("upper", "lower"), for the label. The y-limits
+    must be set before: the open edge fades out towards them.
+    """
+    x = np.asarray(x, dtype=float)
+    lower = np.asarray(lower, dtype=float)
+    upper = np.asarray(upper, dtype=float)
+    bottom, top = ax.get_ylim()
+    opened = []
+    solid_lower, solid_upper = lower.copy(), upper.copy()
+    for side, values, limit in (("upper", upper, top), ("lower", lower, bottom)):
+        infinite = ~np.isfinite(values)
+        if not infinite.any():
+            continue
+        opened.append(side)
+        other = lower if side == "upper" else upper
+        finite = values[~infinite]
+        inner = estimate[np.isfinite(estimate)]
+        # The fade starts where the last finite edge was (or at the estimate).
+        if side == "upper":
+            start = float(finite.max()) if finite.size else float(inner.max())
+            base = np.maximum(np.where(np.isfinite(other), other, start), start)
+            solid_upper = np.where(infinite, base, upper)
+        else:
+            start = float(finite.min()) if finite.size else float(inner.min())
+            base = np.minimum(np.where(np.isfinite(other), other, start), start)
+            solid_lower = np.where(infinite, base, lower)
+        levels = np.linspace(start, limit, 13)
+        for first, stop in _runs(infinite):
+            # From the last bounded budget on: the edge opens after it.
+            piece = slice(max(first - 1, 0), stop)
+            for i in range(len(levels) - 1):
+                alpha = BAND_ALPHA * (1 - (i + 0.5) / (len(levels) - 1))
+                if side == "upper":
+                    y1 = np.maximum(levels[i], base[piece])
+                    y2 = np.maximum(levels[i + 1], base[piece])
+                else:
+                    y1 = np.minimum(levels[i], base[piece])
+                    y2 = np.minimum(levels[i + 1], base[piece])
+                fade = ax.fill_between(x[piece], y1, y2, color=color, alpha=alpha,
+                                       linewidth=0)
+                fade.set_gid(OPEN_EDGE_FADE)
+            # An arrow at the first unbounded budget: the edge goes on.
+            span = limit - start
+            arrow = ax.annotate(
+                "", xy=(x[first], start + 0.75 * span),
+                xytext=(x[first], start + 0.15 * span),
+                arrowprops={"arrowstyle": "-|>", "color": color, "linewidth": 1.2,
+                            "mutation_scale": 10, "shrinkA": 0, "shrinkB": 0})
+            arrow.set_gid(OPEN_EDGE)
+    ax.fill_between(x, solid_lower, solid_upper, color=color, alpha=BAND_ALPHA,
+                    linewidth=0)
+    for values in (lower, upper):
+        edge, = ax.plot(x, np.where(np.isfinite(values), values, np.nan),
+                        color=color, linewidth=0.9, alpha=0.9, label="_nolegend_")
+        edge.set_gid(BAND_EDGE)
+    return opened
+
+
+def _open_label(ax, sides: set) -> None:
+    """Say once per panel what an open band edge means: in the corner it opens to."""
+    if not sides:
+        return
+    side = "upper" if "upper" in sides else "lower"
+    label = ax.text(0.985, 0.975 if side == "upper" else 0.025,
+                    f"no {side} bound:\nmore rounds needed", transform=ax.transAxes,
+                    ha="right", va="top" if side == "upper" else "bottom",
+                    fontsize="small", color="0.2", linespacing=1.1, zorder=6)
+    label.set_gid(OPEN_EDGE_LABEL)
+
+
+def _layout(n_panels: int) -> tuple[int, int]:
+    columns = min(3, n_panels) if n_panels != 4 else 2
+    return math.ceil(n_panels / columns), columns
+
+
 def plot_tuning_curves(
     data=None,
     *,
     y: str = "score",
     hue: str | None = None,
     cost: str | None = None,
+    cost_unit: str | None = None,
     estimator: str = "v",
     ns=None,
     std: bool = True,
@@ -134,9 +388,10 @@ def plot_tuning_curves(
     minimize: bool = False,
     palette=None,
     ax=None,
+    panels: bool | None = None,
     band: str | None = None,
 ):
-    """Plot expected-best-score curves per model, seaborn style; return the Axes.
+    """Plot expected-best-score curves per model; return the Axes.
 
     Parameters
     ----------
@@ -148,6 +403,9 @@ def plot_tuning_curves(
         Column naming the model of each round: one curve per model.
     cost : str, optional
         Column of the cost of each round (e.g. training seconds).
+    cost_unit : str, optional
+        The unit of `cost`, for the axis label; default: read off the column's name
+        ("seconds", "train_hours", "gpu_hours"), or none.
     estimator : {"v", "u", "w"}
         Estimator of the expected maximum (see :func:`evp.expected_max`).
     ns : array_like, optional
@@ -158,7 +416,10 @@ def plot_tuning_curves(
     method : str, optional
         A CDF-band method ("dkw", "ks", "ld_equal_tailed", "ld_highest_density"):
         also draw the median tuning curve (dashed) and its simultaneous confidence
-        band (hatched) at `confidence` (Lourie, Cho and He 2024). Default: no band.
+        band (a translucent fill with solid edges) at `confidence` (Lourie, Cho and
+        He 2024). Where the band has no upper bound (an infinite edge: too few
+        rounds for that budget), the fill fades out, an arrow points up and a label
+        says so. Default: no band.
     band : str, optional
         The old name of `method`; deprecated.
     target : float, optional
@@ -168,18 +429,22 @@ def plot_tuning_curves(
         Horizontal axis: rounds of search, or expected cost (rounds × mean cost of
         a round of that model; needs `cost`), as in Dodge et al. (2019), Fig. 1.
     logx : bool
-        Logarithmic horizontal axis.
+        Logarithmic horizontal axis, with plain tick labels (1, 10, 100).
     minimize : bool
-        Scores are losses (lower is better).
+        Scores are losses (lower is better): labels say "lowest".
     palette : seaborn palette, optional
+        Default: Okabe and Ito's colour-blind-safe palette (:data:`PALETTE`).
     ax : matplotlib.axes.Axes, optional
+        Draw every model here. Default: a new figure.
+    panels : bool, optional
+        One panel per model on shared axes (each with the other models in light
+        grey). Default: panels when there are more than two models and no `ax`.
 
     Returns
     -------
-    matplotlib.axes.Axes
+    matplotlib.axes.Axes, or a numpy array of them (one per model) with panels
     """
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     method = _method(method, band)
     x = as_choice(x, "x", ("trials", "cost"))
@@ -188,63 +453,352 @@ def plot_tuning_curves(
     table = tuning_curve_table(data, y=y, hue=hue, cost=cost, estimator=estimator,
                                ns=ns, method=method, confidence=confidence,
                                minimize=minimize)
-    if ax is None:
-        ax = plt.figure(figsize=(6, 4)).gca()
+    estimator = as_estimator(estimator)
     models = list(dict.fromkeys(table["model"]))
-    colors = sns.color_palette(palette, n_colors=len(models))
-    position = "budget" if x == "cost" else "n"
+    if panels is None:
+        panels = ax is None and len(models) > 2
+    if panels and ax is not None:
+        raise ValueError("panels=True draws a figure of its own: leave ax out, or "
+                         "pass panels=False")
     split = _split(data, y, hue)
-    for model, color in zip(models, colors, strict=True):
-        rows = table[table["model"] == model]
-        scores = split[model]
-        low, high = float(scores.min()), float(scores.max())
-        ax.plot(rows[position], rows["curve"], color=color, label=model)
-        if std:
-            ax.fill_between(
-                rows[position],
-                np.clip(rows["curve"] - rows["std"], low, high),
-                np.clip(rows["curve"] + rows["std"], low, high),
-                color=color, alpha=0.2, linewidth=0,
-            )
-        if method is not None:
-            ax.plot(rows[position], rows["median"], color=color, linestyle="--",
-                    linewidth=1)
-        if target is not None:
-            n_needed = budget_to_reach(scores, target, estimator=estimator,
-                                       minimize=minimize)
-            if n_needed is not None:
-                where = rows.loc[rows["n"] == n_needed, position]
-                spot = float(where.iloc[0]) if len(where) else float(n_needed)
-                ax.axvline(spot, color=color, linestyle=":", linewidth=1)
-    if method is not None:
-        # A vacuous band reaches ±inf (or the bounds): draw it to the plot's edge.
-        bottom, top = ax.get_ylim()
-        for model, color in zip(models, colors, strict=True):
-            rows = table[table["model"] == model]
-            ax.fill_between(rows[position], rows["band_lower"].clip(bottom, top),
-                            rows["band_upper"].clip(bottom, top), facecolor="none",
-                            edgecolor=color, hatch="///", linewidth=0, alpha=0.6)
-        ax.set_ylim(bottom, top)
-    if target is not None:
-        ax.axhline(target, color="0.4", linestyle=":", linewidth=1)
-    if logx:
-        ax.set_xscale("log")
-    ax.set_xlabel("expected cost (rounds × mean cost per round)" if x == "cost"
-                  else "rounds of random search (n)")
-    word = "lowest" if minimize else "best"
-    ax.set_ylabel(f"expected {word} {y}")
-    if hue is not None or method is not None:
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import Patch
+    colors = dict(zip(models, _colors(palette, len(models)), strict=True))
+    position = "budget" if x == "cost" else "n"
 
-        handles, _ = ax.get_legend_handles_labels()
-        handles.append(Line2D([], [], color="0.3",
-                              label=f"expected best ({estimator.upper()})"))
+    with plt.rc_context(theme()):
+        if ax is not None:
+            figure, axes, owners = ax.figure, [ax], [models]
+        elif panels:
+            rows, columns = _layout(len(models))
+            figure, grid = plt.subplots(
+                rows, columns, sharex=True, sharey=True, squeeze=False,
+                figsize=(2.6 * columns + 1.4, 2.3 * rows + 0.9), layout="constrained")
+            axes = list(grid.flat)
+            for extra in axes[len(models):]:
+                extra.remove()
+            axes = axes[:len(models)]
+            owners = [[m] for m in models]
+        else:
+            figure, one = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+            axes, owners = [one], [models]
+
+        # Limits first: an open band edge fades out towards them.
+        pieces = [table["curve"]]
         if std:
-            handles.append(Patch(color="0.3", alpha=0.2, label="± 1 std"))
+            for model in models:
+                rows = table[table["model"] == model]
+                low, high = split[model].min(), split[model].max()
+                pieces += [np.clip(rows["curve"] - rows["std"], low, high),
+                           np.clip(rows["curve"] + rows["std"], low, high)]
         if method is not None:
-            handles.append(Line2D([], [], color="0.3", linestyle="--", label="median"))
-            handles.append(Patch(facecolor="none", edgecolor="0.3", hatch="///",
-                                 label=f"{confidence:.0%} band ({method})"))
-        ax.legend(handles=handles, title=hue, fontsize="small")
-    return ax
+            pieces += [table["band_lower"], table["median"], table["band_upper"]]
+        if target is not None:
+            pieces.append([target])
+        low, high = _finite_range(*pieces)
+        pad = 0.05 * (high - low or 1.0)
+        open_up = method is not None and not np.isfinite(table["band_upper"]).all()
+        open_down = method is not None and not np.isfinite(table["band_lower"]).all()
+        # Room for the fade and its label on an open side.
+        limits = (low - pad - (4 * pad if open_down else 0),
+                  high + pad + (4 * pad if open_up else 0))
+        xs = table[position].to_numpy(dtype=float)
+
+        for panel, own in zip(axes, owners, strict=True):
+            panel.set_ylim(*limits)
+            if logx:
+                panel.set_xscale("log")
+            panel.set_xlim(xs.min(), xs.max())
+            if panels:
+                panel.set_title(own[0], color="0.15")
+                for other in models:
+                    if other in own:
+                        continue
+                    rows = table[table["model"] == other]
+                    context, = panel.plot(rows[position], rows["curve"], color="0.72",
+                                          linewidth=0.9, zorder=1, label="_nolegend_")
+                    context.set_gid(CONTEXT)
+            sides = set()
+            for model in own:
+                rows = table[table["model"] == model]
+                color = colors[model]
+                scores = split[model]
+                where = rows[position].to_numpy(dtype=float)
+                panel.plot(where, rows["curve"], color=color, linewidth=1.8,
+                           label=model, zorder=4)
+                if std:
+                    smallest, largest = float(scores.min()), float(scores.max())
+                    panel.fill_between(
+                        where,
+                        np.clip(rows["curve"] - rows["std"], smallest, largest),
+                        np.clip(rows["curve"] + rows["std"], smallest, largest),
+                        color=color, alpha=STD_ALPHA, linewidth=0)
+                if method is not None:
+                    panel.plot(where, rows["median"], color=color, linestyle="--",
+                               linewidth=1.1, zorder=3, label="_nolegend_")
+                    opened = _band(panel, where, rows["band_lower"].to_numpy(),
+                                   rows["median"].to_numpy(),
+                                   rows["band_upper"].to_numpy(), color)
+                    sides.update(opened)
+                if target is not None:
+                    n_needed = budget_to_reach(scores, target, estimator=estimator,
+                                               minimize=minimize)
+                    if n_needed is not None:
+                        spot = rows.loc[rows["n"] == n_needed, position]
+                        spot = float(spot.iloc[0]) if len(spot) else float(n_needed)
+                        panel.axvline(spot, color=color, linestyle=":", linewidth=1)
+            if target is not None:
+                panel.axhline(target, color="0.4", linestyle=":", linewidth=1)
+            _open_label(panel, sides)
+            if logx:
+                plain_log_axis(panel.xaxis)
+
+        xlabel = (cost_label(cost, cost_unit) if x == "cost"
+                  else "rounds of random search (n)")
+        ylabel = score_label(y, minimize)
+        if panels:
+            for panel in axes:
+                panel.set_xlabel("")
+                panel.set_ylabel("")
+            figure.supxlabel(xlabel, fontsize="medium")
+            figure.supylabel(ylabel, fontsize="medium")
+        else:
+            axes[0].set_xlabel(xlabel)
+            axes[0].set_ylabel(ylabel, labelpad=6)
+        handles = _legend_handles(
+            [] if panels else [(m, colors[m]) for m in models],
+            y=y, minimize=minimize, estimator=estimator, std=std, method=method,
+            confidence=confidence)
+        if ax is None:
+            # Across the figure: below one panel, above several (whose shared
+            # x label is below).
+            figure.legend(handles=handles,
+                          loc="outside upper center" if panels
+                          else "outside lower center",
+                          ncols=min(len(handles), 3 if len(handles) > 4 else 4),
+                          fontsize="small")
+        elif hue is not None or method is not None:
+            ax.legend(handles=handles, title=hue, fontsize="small",
+                      title_fontsize="small", loc="upper left",
+                      bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    if panels:
+        return np.array(axes, dtype=object)
+    return axes[0]
+
+
+def _legend_handles(models, *, y, minimize, estimator, std, method, confidence,
+                    dashes: bool = True):
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Line2D([], [], color=color, linewidth=1.8, label=name)
+               for name, color in models]
+    word = "lowest" if minimize else "best"
+    handles.append(Line2D([], [], color="0.3", linewidth=1.8,
+                          label=f"expected {word} {y} ({estimator.upper()})"))
+    if std:
+        handles.append(Patch(facecolor="0.3", alpha=STD_ALPHA * 2, linewidth=0,
+                             label="± 1 std"))
+    if method is not None and dashes:
+        handles.append(Line2D([], [], color="0.3", linestyle="--", linewidth=1.1,
+                              label=f"median {word} {y}"))
+    if method is not None:
+        handles.append(Patch(facecolor=(0.3, 0.3, 0.3, BAND_ALPHA * 1.5),
+                             edgecolor="0.3", linewidth=0.9,
+                             label=f"{confidence:.0%} band "
+                                   f"({METHOD_NAMES.get(method, method)})"))
+    return handles
+
+
+# Opacity of the evidence strip, by strength.
+EVIDENCE_ALPHA = {"strong": 0.9, "fair": 0.55, "weak": 0.25}
+EVIDENCE = "evp-evidence"
+
+
+def _evidence_strip(ax, ns, winners, strengths, colors) -> None:
+    """A strip along the bottom of `ax`: per run of budgets, the winner's colour,
+    as opaque as the evidence is strong; blank where there is none."""
+    from matplotlib.transforms import blended_transform_factory
+
+    ns = np.asarray(ns, dtype=float)
+    if ns.size == 0:
+        return
+    # Each budget owns the stretch half-way (geometrically) to its neighbours.
+    middle = np.sqrt(ns[1:] * ns[:-1]) if ax.get_xscale() == "log" else (
+        (ns[1:] + ns[:-1]) / 2)
+    edges = np.concatenate([[ns[0]], middle, [ns[-1]]])
+    where = blended_transform_factory(ax.transData, ax.transAxes)
+    start = 0
+    for stop in range(1, ns.size + 1):
+        if stop < ns.size and (winners[stop], strengths[stop]) == (
+                winners[start], strengths[start]):
+            continue
+        if winners[start]:
+            span = ax.fill_between([edges[start], edges[stop]], 0, 0.045,
+                                   transform=where, linewidth=0,
+                                   color=colors[winners[start]],
+                                   alpha=EVIDENCE_ALPHA[strengths[start]])
+            span.set_gid(EVIDENCE)
+        start = stop
+
+
+def plot_comparison(
+    comparison,
+    names=("a", "b"),
+    *,
+    y: str = "score",
+    minimize: bool | None = None,
+    costs=None,
+    cost: str | None = None,
+    cost_unit: str | None = None,
+    logx: bool = True,
+    palette=None,
+    ax=None,
+):
+    """Draw two models' tuning-curve bands and the evidence that one beats the other.
+
+    Each model's band is a translucent fill with solid edges around its estimate
+    (an infinite edge drawn open, as in :func:`plot_tuning_curves`); a strip along
+    the bottom shows, per budget, the model the evidence favours in its colour,
+    opaque for strong, lighter for fair and weak, blank for none.
+
+    Parameters
+    ----------
+    comparison : evp.Comparison, or a sequence of (names, Comparison) pairs
+        What :func:`evp.compare` returns (1-D scores). Several pairs are drawn as
+        small multiples, one panel per pair, on shared axes.
+    names : (str, str)
+        The two models' names, for a single comparison.
+    y : str
+        The score's name, for the axis label.
+    minimize : bool, optional
+        Scores are losses; default: as the comparison was made.
+    costs : mapping of str to float, optional
+        Mean cost of a round of each model: then the horizontal axis is expected
+        cost (n × mean cost per round) and each band sits at its own model's cost.
+        The evidence strip, which compares equal numbers of rounds, is left out.
+    cost, cost_unit : str, optional
+        The cost column's name and unit, for the axis label.
+    logx : bool
+        Logarithmic horizontal axis with plain tick labels.
+    palette : seaborn palette, optional
+    ax : matplotlib.axes.Axes, optional
+        For a single comparison; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes, or a numpy array of them (one per pair)
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    single = not isinstance(comparison, list | tuple)
+    pairs = [(tuple(names), comparison)] if single else [
+        (tuple(pair), result) for pair, result in comparison]
+    if not single and ax is not None:
+        raise ValueError("several comparisons draw a figure of their own: leave ax "
+                         "out")
+    for (a, b), result in pairs:
+        if a == b:
+            raise ValueError(f"names: a comparison of two different models, got "
+                             f"{a!r} twice")
+        if np.ndim(result.evidence) != 1:
+            raise ValueError("comparison: one sample per model (1-D scores) only")
+    if minimize is None:
+        minimize = bool(getattr(pairs[0][1].band_a, "minimize", False))
+    models = list(dict.fromkeys(m for pair, _ in pairs for m in pair))
+    colors = dict(zip(models, _colors(palette, len(models)), strict=True))
+    if costs is not None:
+        missing = [m for m in models if m not in costs]
+        if missing:
+            raise ValueError(f"costs: no mean cost per round for {missing}")
+
+    with plt.rc_context(theme()):
+        if ax is not None:
+            figure, axes = ax.figure, [ax]
+        elif len(pairs) == 1:
+            figure, one = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+            axes = [one]
+        else:
+            rows, columns = _layout(len(pairs))
+            figure, grid = plt.subplots(
+                rows, columns, sharex=True, sharey=True, squeeze=False,
+                figsize=(2.6 * columns + 1.4, 2.3 * rows + 0.9), layout="constrained")
+            axes = list(grid.flat)
+            for extra in axes[len(pairs):]:
+                extra.remove()
+            axes = axes[:len(pairs)]
+
+        def position(model, ns):
+            ns = np.asarray(ns, dtype=float)
+            return ns * float(costs[model]) if costs is not None else ns
+
+        pieces, xs = [], []
+        for (a, b), result in pairs:
+            for model, band in ((a, result.band_a), (b, result.band_b)):
+                pieces += [band.lower, band.estimate, band.upper]
+                xs.append(position(model, result.ns))
+        low, high = _finite_range(*pieces)
+        pad = 0.05 * (high - low or 1.0)
+        open_up = any(not np.isfinite(p).all() for p in pieces[2::3])
+        open_down = any(not np.isfinite(p).all() for p in pieces[0::3])
+        # Room for the evidence strip at the bottom, the open edges' fade.
+        limits = (low - 2.5 * pad - (4 * pad if open_down else 0),
+                  high + pad + (4 * pad if open_up else 0))
+        xs = np.concatenate(xs)
+
+        for panel, ((a, b), result) in zip(axes, pairs, strict=True):
+            panel.set_ylim(*limits)
+            if logx:
+                panel.set_xscale("log")
+            panel.set_xlim(xs.min(), xs.max())
+            if len(pairs) > 1:
+                panel.set_title(f"{a} vs {b}", color="0.15")
+            sides = set()
+            for model, band in ((a, result.band_a), (b, result.band_b)):
+                where = position(model, result.ns)
+                panel.plot(where, band.estimate, color=colors[model], linewidth=1.8,
+                           label=model, zorder=4)
+                sides.update(_band(panel, where, band.lower, band.estimate,
+                                   band.upper, colors[model]))
+            if costs is None:
+                _evidence_strip(panel, result.ns, result.winner((a, b)),
+                                result.strength(), colors)
+            _open_label(panel, sides)
+            if logx:
+                plain_log_axis(panel.xaxis)
+
+        statistic = getattr(pairs[0][1].band_a, "statistic", "median")
+        word = "lowest" if minimize else "best"
+        xlabel = (cost_label(cost or "cost", cost_unit) if costs is not None
+                  else "rounds of random search (n)")
+        ylabel = f"{statistic} {word} {y}"
+        if len(axes) > 1:
+            figure.supxlabel(xlabel, fontsize="medium")
+            figure.supylabel(ylabel, fontsize="medium")
+        else:
+            axes[0].set_xlabel(xlabel)
+            axes[0].set_ylabel(ylabel, labelpad=6)
+        confidence = pairs[0][1].confidence
+        method = getattr(pairs[0][1].band_a, "method", None)
+        handles = [Line2D([], [], color=colors[m], linewidth=1.8, label=m)
+                   for m in models]
+        handles.append(Patch(facecolor=(0.3, 0.3, 0.3, BAND_ALPHA * 1.5),
+                             edgecolor="0.3", linewidth=0.9,
+                             label=f"{confidence:.0%} band"
+                                   + (f" ({METHOD_NAMES.get(method, method)})"
+                                      if method else "")))
+        if costs is None:
+            handles += [Patch(facecolor="0.3", alpha=EVIDENCE_ALPHA[s], linewidth=0,
+                              label=f"{s} evidence") for s in EVIDENCE_ALPHA]
+        if ax is None:
+            figure.legend(handles=handles,
+                          loc="outside upper center" if len(axes) > 1
+                          else "outside lower center",
+                          ncols=min(len(handles), 3 if len(handles) > 4 else 4),
+                          fontsize="small")
+        else:
+            ax.legend(handles=handles, fontsize="small", loc="upper left",
+                      bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    if len(axes) > 1:
+        return np.array(axes, dtype=object)
+    return axes[0]
