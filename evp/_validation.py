@@ -13,8 +13,10 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2)):
-    """Return `scores` as a float array with a dimension in `ndim`, or raise ValueError.
+def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2),
+              sort: bool = False):
+    """Return `scores` as a float array with a dimension in `ndim` (sorted along
+    its last axis if `sort`), or raise ValueError.
 
     Accepts lists, numpy arrays and pandas Series (or a one-column DataFrame).
     Rejects empty input, non-numeric values, NaN and infinities, naming the first
@@ -48,7 +50,7 @@ def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2)):
         raise ValueError(
             f"{name} must be finite, got {array[where]} at index {position}"
         )
-    return array
+    return np.sort(array, axis=-1) if sort else array
 
 
 def as_ns(ns, name: str = "ns", *, integer: bool = True):
@@ -87,6 +89,34 @@ def as_probability(value, name: str, *, closed: bool = False) -> float:
         interval = "[0, 1]" if closed else "(0, 1)"
         raise ValueError(f"{name} must lie in {interval}, got {value!r}")
     return value
+
+
+def as_bounds(bounds, low: float, high: float) -> tuple[float, float]:
+    """Known bounds (a, b) on scores ranging from `low` to `high`, as floats with
+    -inf/+inf for None; they must contain the scores."""
+    try:
+        a, b = bounds
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"bounds must be a pair (a, b) of numbers or None, got {bounds!r}"
+        ) from None
+    out = []
+    for value, default in ((a, -np.inf), (b, np.inf)):
+        if value is None:
+            out.append(default)
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"bounds must hold numbers or None, got {value!r}")
+        if np.isnan(value):
+            raise ValueError(f"bounds must not be NaN, got {bounds!r}")
+        out.append(float(value))
+    a, b = out
+    if a > low or b < high:
+        raise ValueError(
+            f"bounds must contain the scores: got bounds=({a}, {b}) but the scores "
+            f"range from {low} to {high}"
+        )
+    return a, b
 
 
 def as_choice(value, name: str, choices) -> str:

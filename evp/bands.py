@@ -1,82 +1,57 @@
 r"""Simultaneous confidence bands for CDFs and tuning curves, and a verdict from them.
 
 Let :math:`Y_{(1)} < \dots < Y_{(n)}` be the sorted scores of n i.i.d. rounds of
-random search from a continuous distribution F. Then :math:`U_{(i)} = F(Y_{(i)})`
-are the order statistics of n i.i.d. Uniform(0, 1) variables, whatever F is, and
-:math:`U_{(i)} \sim \mathrm{Beta}(i, n + 1 - i)`. A *CDF band* is a pair of
-sequences :math:`l_i \le u_i` with
+random search from a continuous distribution F. Then :math:`F(Y_{(i)})` are the
+order statistics of n uniforms, whatever F is. A *CDF band* (:func:`cdf_band`) is
+a pair of sequences :math:`l_i \le u_i` with
 
 .. math::
 
-    P\bigl(l_i \le F(Y_{(i)}) \le u_i \text{ for all } i = 1, \dots, n\bigr)
-    = \text{confidence},
+    P\bigl(l_i \le F(Y_{(i)}) \le u_i \text{ for all } i\bigr) = \text{confidence},
 
-a statement about uniform order statistics only, hence distribution-free
-(Lourie, Cho and He 2024). Four constructions are offered (the names opda uses):
+a statement about uniform order statistics only, hence distribution-free (Lourie,
+Cho and He 2024). Four constructions are offered, with the names opda uses: DKW
+(conservative), KS, and the Learned-Miller–DeStefano equal-tailed and
+highest-density bands (exact, narrow at the extremes where tuning curves live).
+The simultaneous probability is computed exactly (:func:`band_coverage`), so the
+bands have no Monte Carlo error.
 
-* ``"dkw"``: :math:`l_i = i/n - \varepsilon`, :math:`u_i = (i-1)/n + \varepsilon`
-  with :math:`\varepsilon = \sqrt{\log(2/\alpha)/(2n)}`, :math:`\alpha = 1 -`
-  confidence: the Dvoretzky–Kiefer–Wolfowitz inequality with Massart's (1990)
-  constant. Coverage at least the confidence; conservative.
-* ``"ks"``: the same shape with :math:`\varepsilon` the confidence-quantile of the
-  Kolmogorov–Smirnov statistic :math:`D_n` (``scipy.stats.kstwo``). Exact.
-* ``"ld_equal_tailed"`` and ``"ld_highest_density"`` (Learned-Miller and
-  DeStefano 2008): :math:`[l_i, u_i]` is the equal-tailed or highest-density
-  interval of level :math:`\gamma` of Beta(i, n + 1 - i), with the pointwise level
-  :math:`\gamma` solved so that the intervals hold *simultaneously* with probability
-  exactly the confidence. These bands are narrow at the extremes, where tuning
-  curves live.
-
-The simultaneous probability is computed exactly, with no simulation (Moscovich
-and Nadler 2017; :func:`band_coverage`), and :math:`\gamma` is found by a scalar
-root finder (both in the private module ``evp._order_statistics``), so the band
-has no Monte Carlo error; opda 0.8.0 estimates
-:math:`\gamma` from 100,000 simulated samples, an error of about ±10% in
-:math:`1 -` confidence.
-
-A CDF band turns into a *tuning-curve band*: the q-quantile of the best of k
-rounds is :math:`\min\{y : F(y)^k \ge q\}` (the median tuning curve at q = 1/2),
-and the mean is :math:`\int y \, d F(y)^k`. Both are monotone in F, so plugging in
-the upper CDF bound gives the curve's lower bound and vice versa, for all k at
-once (Lourie, Cho and He 2024, §3). :func:`compare` reads two such bands as
+Every tuning curve is a monotone functional of F, so plugging in the band's upper
+CDF bound gives the curve's lower bound and vice versa, for all budgets at once
+(:func:`tuning_curve_band`; their §3). :func:`compare` reads two such bands as
 evidence that one model beats another (their §2).
 
 Assumptions: the rounds are i.i.d. draws (random search with a fixed search
-distribution), and the score distribution is continuous. With ties (a discrete
-distribution) the KS and LD bands no longer have exact coverage, and a
-RuntimeWarning says so; DKW holds for any distribution.
+distribution) from a continuous score distribution. With ties the KS and LD bands
+no longer have exact coverage, and a RuntimeWarning says so; DKW holds for any
+distribution.
 
 References
 ----------
 Lourie, Cho and He (2024). Show Your Work with Confidence: Confidence Bands for
 Tuning Curves. NAACL. arXiv:2311.09480.
-
-Learned-Miller and DeStefano (2008). A Probabilistic Upper Bound on Differential
-Entropy. IEEE Transactions on Information Theory 54(11).
-
-Moscovich and Nadler (2017). Fast calculation of boundary crossing probabilities
-for Poisson processes. Statistics & Probability Letters 123.
-
-Dvoretzky, Kiefer and Wolfowitz (1956). Asymptotic minimax character of the sample
-distribution function and of the classical multinomial estimator. Annals of
-Mathematical Statistics 27(3).
-
-Massart (1990). The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality.
-Annals of Probability 18(3).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from evp._order_statistics import band_bounds, coverage
-from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores, chunks
-from evp.estimators import _best_of_probability, quantile_tuning_curve
+from evp._order_statistics import band_bounds, band_coverage
+from evp._step_cdf import empirical, mean_of_best, quantile_of_best
+from evp._validation import (
+    as_bool,
+    as_bounds,
+    as_choice,
+    as_ns,
+    as_probability,
+    as_scores,
+)
+from evp.estimators import _curve
 
 __all__ = [
     "METHODS",
@@ -92,72 +67,6 @@ __all__ = [
 METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
 STATISTICS = ("median", "mean")
 
-_EPS = np.finfo(float).eps
-
-
-# ------------------------------------------------------------ exact coverage
-
-
-def band_coverage(lower, upper) -> float:
-    r"""Exact probability that n sorted uniforms lie inside the bounds, all at once.
-
-    Returns :math:`P(l_i \le U_{(i)} \le u_i \ \forall i)`, where
-    :math:`U_{(1)} \le \dots \le U_{(n)}` are the order statistics of n i.i.d.
-    Uniform(0, 1) variables. For a continuous score distribution F,
-    :math:`F(Y_{(i)})` are such order statistics, so this is the exact
-    simultaneous coverage of a CDF band with ``lower[i-1]`` and ``upper[i-1]``
-    bounding :math:`F(Y_{(i)})`, whatever F is.
-
-    Parameters
-    ----------
-    lower, upper : array_like, shape (n,)
-        Bounds in [0, 1].
-
-    Returns
-    -------
-    float in [0, 1]
-
-    Notes
-    -----
-    No simulation. Sort all interval ends into a grid :math:`0 = t_0 < \dots <
-    t_m = 1` and let :math:`N(t)` count the uniforms at or below t. Since N is
-    non-decreasing, the event is that :math:`N(t_j)` lies in a window
-    :math:`[\#\{i : u_i \le t_j\}, \#\{i : l_i < t_j\}]` at every grid point.
-    Replace the n uniforms by a Poisson process of rate n, whose increments
-    between grid points are independent Poisson(:math:`n \Delta t`); propagate
-    the distribution of :math:`N(t_j)` over its window by one short convolution
-    per grid point; finally condition on :math:`N(1) = n`, under which the
-    Poisson points are n i.i.d. uniforms, by dividing by the Poisson(n)
-    probability of n (Moscovich and Nadler 2017). The windows are
-    :math:`O(\sqrt n)` wide for the bands here, so the cost is about
-    :math:`O(n^{3/2})` and the relative error a few hundred ulps.
-
-    References
-    ----------
-    Moscovich and Nadler (2017). Fast calculation of boundary crossing
-    probabilities for Poisson processes. Statistics & Probability Letters 123.
-
-    Examples
-    --------
-    >>> from evp.bands import band_coverage
-    >>> round(band_coverage([0.1], [0.9]), 12)  # one uniform: the length
-    0.8
-    >>> round(band_coverage([0.0, 0.5], [0.5, 1.0]), 12)  # one in each half
-    0.5
-    """
-    lower = as_scores(lower, "lower", ndim=(1,))
-    upper = as_scores(upper, "upper", ndim=(1,))
-    if lower.shape != upper.shape:
-        raise ValueError(f"lower and upper must have the same length, got "
-                         f"{lower.size} and {upper.size}")
-    for name, bound in (("lower", lower), ("upper", upper)):
-        if (bound < 0).any() or (bound > 1).any():
-            raise ValueError(f"{name} must lie in [0, 1], got values from "
-                             f"{bound.min()} to {bound.max()}")
-    return coverage(lower, upper)
-
-
-# ------------------------------------------------------------------ CDF bands
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,23 +102,30 @@ class CDFBand:
         """The sample size."""
         return self.lower.shape[0]
 
+    def __repr__(self) -> str:
+        detail = (f"level={self.level:.6g}" if self.level is not None
+                  else f"epsilon={self.epsilon:.4g}")
+        return (f"CDFBand(n={self.n}{_samples(self.scores)}, confidence="
+                f"{self.confidence:g}, method={self.method!r}, {detail})")
 
-def _warn_if_ties(x: np.ndarray, method: str, stacklevel: int) -> None:
-    if method != "dkw" and (np.diff(x, axis=-1) == 0).any():
+
+def _samples(array: np.ndarray) -> str:
+    return f", {array.shape[0]} samples" if array.ndim == 2 else ""
+
+
+def _warn_if_ties(method: str, **samples: np.ndarray) -> None:
+    """One RuntimeWarning naming the samples with ties, shown at the user's call."""
+    tied = [name for name, x in samples.items() if (np.diff(x, axis=-1) == 0).any()]
+    if tied and method != "dkw":
         warnings.warn(
-            f"scores contain ties. The {method!r} band has exact coverage only for "
-            "a continuous score distribution; with ties its coverage may differ "
-            "from the confidence. method='dkw' holds for any distribution.",
-            RuntimeWarning,
-            stacklevel=stacklevel + 1,
-        )
+            f"{' and '.join(tied)} contain ties. The {method!r} band has exact "
+            "coverage only for a continuous score distribution; with ties its "
+            "coverage may differ from the confidence. method='dkw' holds for any "
+            "distribution.", RuntimeWarning, stacklevel=3)
 
 
-def _make_cdf_band(scores, confidence, method, stacklevel) -> CDFBand:
-    x = np.sort(as_scores(scores), axis=-1)
-    confidence = as_probability(confidence, "confidence")
-    method = as_choice(method, "method", METHODS)
-    _warn_if_ties(x, method, stacklevel + 1)
+def _cdf_band(x: np.ndarray, confidence: float, method: str) -> CDFBand:
+    """The band for sorted scores x, with checked options."""
     lower, upper, level, epsilon = band_bounds(x.shape[-1], confidence, method)
     return CDFBand(lower=lower, upper=upper, scores=x, confidence=confidence,
                    method=method, level=level, epsilon=epsilon)
@@ -250,9 +166,7 @@ def cdf_band(scores, confidence: float = 0.8, *, method: str = "ld_highest_densi
     Returns
     -------
     CDFBand
-        With ``.lower``, ``.upper`` (shape (n,)), ``.scores`` (sorted),
-        ``.confidence``, ``.method``, ``.level`` (γ, LD only) and ``.epsilon``
-        (DKW and KS only).
+        The bounds, the sorted scores and the options (see its attributes).
 
     Warns
     -----
@@ -265,8 +179,8 @@ def cdf_band(scores, confidence: float = 0.8, *, method: str = "ld_highest_densi
     :math:`F(Y_{(i)})` are the order statistics of n uniforms for any continuous
     F, so the band is distribution-free. Its coverage is the boundary-crossing
     probability computed exactly by :func:`band_coverage`; for the LD methods
-    :math:`\gamma` solves coverage(γ) = c with Brent's method on
-    :math:`\log(1-\gamma)`, to about 1e-9 in coverage, without simulation. The
+    :math:`\gamma` solves coverage(γ) = c by secant steps on
+    :math:`\log(1-\gamma)`, to about 1e-10 in coverage, without simulation. The
     solved bounds are cached per (n, confidence, method). opda 0.8.0 estimates
     γ from 100,000 simulated samples instead (about ±10% error in 1 − c).
 
@@ -293,10 +207,12 @@ def cdf_band(scores, confidence: float = 0.8, *, method: str = "ld_highest_densi
     >>> band.upper.round(2)
     array([0.48, 0.68, 0.88, 1.  , 1.  ])
     """
-    return _make_cdf_band(scores, confidence, method, stacklevel=2)
+    x = as_scores(scores, sort=True)
+    confidence = as_probability(confidence, "confidence")
+    method = as_choice(method, "method", METHODS)
+    _warn_if_ties(method, scores=x)
+    return _cdf_band(x, confidence, method)
 
-
-# --------------------------------------------------------- tuning-curve bands
 
 
 @dataclass(frozen=True, eq=False)
@@ -310,14 +226,12 @@ class TuningCurveBand:
     lower, estimate, upper : numpy.ndarray, shape (N,) or (S, N)
         The band and the empirical curve at each k. Vacuous ends are the bounds
         a or b, or -inf/+inf without bounds.
-    confidence : float
-    method : str
-    statistic : {"median", "mean"}
+    confidence, method, statistic, minimize
+        As passed (checked).
     q : float or None
         The quantile (0.5 for the median); None for the mean.
     bounds : tuple of float
         (a, b), with -inf/+inf for an absent bound.
-    minimize : bool
     cdf : CDFBand
         The CDF band the curves come from.
     """
@@ -334,64 +248,13 @@ class TuningCurveBand:
     minimize: bool
     cdf: CDFBand
 
-
-def _as_bounds(bounds, x: np.ndarray) -> tuple[float, float]:
-    """(a, b) as floats, -inf/+inf for None; they must contain the data."""
-    try:
-        a, b = bounds
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds must be a pair (a, b) of numbers or None, got {bounds!r}"
-        ) from None
-    out = []
-    for value, default in ((a, -math.inf), (b, math.inf)):
-        if value is None:
-            out.append(default)
-            continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise ValueError(f"bounds must hold numbers or None, got {value!r}")
-        if math.isnan(value):
-            raise ValueError(f"bounds must not be NaN, got {bounds!r}")
-        out.append(float(value))
-    a, b = out
-    if a > x.min() or b < x.max():
-        raise ValueError(
-            f"bounds must contain the scores: got bounds=({a}, {b}) but the scores "
-            f"range from {x.min()} to {x.max()}"
-        )
-    return a, b
-
-
-def _first_reaching(cdf: np.ndarray, probability: np.ndarray) -> np.ndarray:
-    """Index of min{j : cdf[j] ≥ p} for each p, robust to rounding.
-
-    A cumulative value a few ulps under p (say 0.49999999999999994 for 1/2) is a
-    tie in exact arithmetic and counts as reaching p, the rule
-    evp.estimators._quantile_index applies to the empirical CDF.
-    """
-    cdf = np.maximum.accumulate(cdf)
-    return np.searchsorted(cdf, probability * (1.0 - 8 * _EPS), side="left")
-
-
-def _mean_of_best(points: np.ndarray, cdf: np.ndarray, k: np.ndarray,
-                  minimize: bool) -> np.ndarray:
-    """Mean of the best of k draws from the distribution with CDF `cdf` on `points`.
-
-    points: (..., m) sorted; cdf: (m,) non-decreasing, ending at 1; k: (N,).
-    Maximum: sum_j x_j (G_j^k - G_{j-1}^k); minimum: sum_j x_j ((1 - G_{j-1})^k -
-    (1 - G_j)^k), with G_{-1} = 0.
-    """
-    cdf = np.clip(np.maximum.accumulate(cdf), 0.0, 1.0)
-    previous = np.concatenate(([0.0], cdf[:-1]))
-    out = np.empty(points.shape[:-1] + k.shape)
-    for part in chunks(k.shape[0], cdf.shape[0]):  # (N, m) weights, in pieces
-        kk = k[part, None]
-        if minimize:
-            weights = (1.0 - previous) ** kk - (1.0 - cdf) ** kk
-        else:
-            weights = cdf**kk - previous**kk
-        out[..., part] = points @ weights.T
-    return out
+    def __repr__(self) -> str:
+        curve = "mean" if self.q is None else "median" if self.q == 0.5 else (
+            f"{self.q:g}-quantile")
+        return (f"TuningCurveBand({curve}, {self.ns.size} budgets from "
+                f"{self.ns[0]:g} to {self.ns[-1]:g}{_samples(self.estimate)}, n="
+                f"{self.cdf.n}, confidence={self.confidence:g}, method="
+                f"{self.method!r}{', minimize' if self.minimize else ''})")
 
 
 def tuning_curve_band(
@@ -438,15 +301,7 @@ def tuning_curve_band(
     Returns
     -------
     TuningCurveBand
-        ``.lower``, ``.estimate``, ``.upper`` of shape (len(ns),), or
-        (S, len(ns)) for 2-D scores, plus ``.ns``, ``.cdf`` (the CDF band) and
-        the options.
-
-    Raises
-    ------
-    ValueError
-        On bad input, naming the argument; for ``statistic="mean"`` without
-        finite bounds.
+        The band, the estimate, the CDF band and the options (see its attributes).
 
     Notes
     -----
@@ -476,10 +331,8 @@ def tuning_curve_band(
       et al. 2019 for whole k).
 
     Since the curve band is implied by the CDF band, its simultaneous coverage is
-    at least the CDF band's (exact for continuous scores, i.i.d. rounds). This is
-    what opda 0.8.0's ``EmpiricalDistribution.confidence_bands`` followed by
-    ``quantile_tuning_curve`` / ``average_tuning_curve`` computes, without its
-    simulation error.
+    at least the CDF band's (exact for continuous scores, i.i.d. rounds). opda
+    0.8.0 computes the same bands with simulation error.
 
     References
     ----------
@@ -494,53 +347,60 @@ def tuning_curve_band(
     >>> bool(np.all((band.lower <= band.estimate) & (band.estimate <= band.upper)))
     True
     """
-    return _tuning_curve_band(scores, ns, confidence, method=method,
-                              statistic=statistic, q=q, bounds=bounds,
-                              minimize=minimize, stacklevel=2)
+    x = as_scores(scores, sort=True)
+    k, options = _curve_band_iv(ns, confidence, method, statistic, q, bounds,
+                                minimize, x)
+    _warn_if_ties(options["method"], scores=x)
+    return _curve_band(x, k, **options)
 
 
-def _tuning_curve_band(scores, ns, confidence, *, method, statistic, q, bounds,
-                       minimize, stacklevel):
-    x = as_scores(scores)
+def _curve_band_iv(ns, confidence, method, statistic, q, bounds, minimize, *samples):
+    """Budgets and checked options of tuning-curve bands of the sorted samples."""
     k, _ = as_ns(ns, integer=False)
     statistic = as_choice(statistic, "statistic", STATISTICS)
-    q = as_probability(q, "q", closed=True)
-    minimize = as_bool(minimize, "minimize")
-    a, b = _as_bounds(bounds, x)
+    a, b = as_bounds(bounds, min(x[..., 0].min() for x in samples),
+                     max(x[..., -1].max() for x in samples))
     if statistic == "mean" and not (math.isfinite(a) and math.isfinite(b)):
         raise ValueError(
-            "bounds must be finite for statistic='mean', got "
-            f"bounds={bounds!r}: the upper CDF bound puts probability u_1 > 0 "
-            "below the smallest score and the lower one puts 1 - l_n > 0 above the "
-            "largest, at the bounds a and b, so without them the mean band is "
-            "(-inf, +inf) (Lourie, Cho and He 2024, §5.4). Pass the metric's range, "
-            "e.g. bounds=(0, 1) for accuracy, or use statistic='median'."
-        )
-    band = _make_cdf_band(x, confidence, method, stacklevel + 1)
-    y = band.scores  # sorted
-    edge = np.ones((*y.shape[:-1], 1))
-    points = np.concatenate((a * edge, y, b * edge), axis=-1)
-    cdf_low = np.concatenate(([0.0], band.lower, [1.0]))
-    cdf_high = np.concatenate((band.upper, [1.0, 1.0]))
-    if statistic == "median":
-        p = _best_of_probability(q, k, minimize)
-        lower = points[..., _first_reaching(cdf_high, p)]
-        upper = points[..., _first_reaching(cdf_low, p)]
-        estimate = quantile_tuning_curve(y, k, q=q, minimize=minimize)
-    else:
-        lower = _mean_of_best(points, cdf_high, k, minimize)
-        upper = _mean_of_best(points, cdf_low, k, minimize)
-        n = y.shape[-1]
-        estimate = _mean_of_best(y, np.arange(1, n + 1) / n, k, minimize)
-    return TuningCurveBand(
-        ns=k, lower=lower, estimate=estimate, upper=upper,
-        confidence=band.confidence, method=band.method, statistic=statistic,
-        q=q if statistic == "median" else None, bounds=(a, b), minimize=minimize,
-        cdf=band,
+            f"bounds must be finite for statistic='mean', got bounds={bounds!r}: "
+            "without them the mean band is (-inf, +inf) (Lourie, Cho and He 2024, "
+            "§5.4). Pass the metric's range, e.g. bounds=(0, 1) for accuracy, or "
+            "use statistic='median'.")
+    return k, dict(
+        confidence=as_probability(confidence, "confidence"),
+        method=as_choice(method, "method", METHODS), statistic=statistic,
+        q=as_probability(q, "q", closed=True), bounds=(a, b),
+        minimize=as_bool(minimize, "minimize"),
     )
 
 
-# ------------------------------------------------------------------- compare
+def _curve_band(x, k, *, confidence, method, statistic, q, bounds, minimize):
+    """The band for sorted scores x (rows of samples) and checked options."""
+    band = _cdf_band(x, confidence, method)
+    a, b = bounds
+    edge = np.ones((*x.shape[:-1], 1))
+    points = np.concatenate((a * edge, x, b * edge), axis=-1)
+    # The edge distributions of the Notes: G_- and G_+ on a, Y_(1..n), b.
+    cdf_low = np.concatenate(([0.0], band.lower, [1.0]))
+    cdf_high = np.concatenate((band.upper, [1.0, 1.0]))
+    if statistic == "median":
+        lower = quantile_of_best(points, cdf_high, k, q, minimize=minimize)
+        upper = quantile_of_best(points, cdf_low, k, q, minimize=minimize)
+        cdf = empirical(x.shape[-1])[0]
+        estimate = quantile_of_best(x, cdf, k, q, minimize=minimize)
+    else:
+        lower, upper = (mean_of_best(points, cdf, np.diff(cdf, prepend=0.0), k,
+                                     minimize=minimize)
+                        for cdf in (cdf_high, cdf_low))
+        # The V estimator, negating losses as evp.expected_max does.
+        estimate = (-_curve(-x[..., ::-1], k, "v") if minimize
+                    else _curve(x, k, "v"))
+    return TuningCurveBand(
+        ns=k, lower=lower, estimate=estimate, upper=upper, confidence=confidence,
+        method=method, statistic=statistic, q=q if statistic == "median" else None,
+        bounds=bounds, minimize=minimize, cdf=band,
+    )
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -615,24 +475,21 @@ class Comparison:
         if self.evidence.ndim != 1:
             raise ValueError("describe needs a comparison of 1-D scores (one sample "
                              "per model)")
-        winners, strengths = self.winner(names), self.strength()
         a, b = (str(name) for name in names)
-        sentences, start, ns = [], 0, self.ns
-        for stop in range(1, len(ns) + 1):
-            if stop < len(ns) and (winners[stop], strengths[stop]) == (
-                    winners[start], strengths[start]):
-                continue
-            span = (f"n = {ns[start]:g}" if stop - 1 == start
-                    else f"n = {ns[start]:g}–{ns[stop - 1]:g}")
-            winner = winners[start]
+        verdicts = zip(self.winner(names), self.strength(), strict=True)
+        sentences, start = [], 0
+        for (winner, strength), run in itertools.groupby(verdicts):
+            stop = start + len(list(run))
+            span = f"n = {self.ns[start]:g}" + (
+                f"–{self.ns[stop - 1]:g}" if stop - start > 1 else "")
             loser = b if winner == a else a
-            sentences.append(f"{span}: " + _MEANING[strengths[start]].format(
-                w=winner, l=loser) + ".")
+            sentences.append(
+                f"{span}: {_MEANING[strength].format(w=winner, l=loser)}.")
             start = stop
         return sentences
 
 
-_MEANING = {
+_MEANING = {  # the labels in words, for a winner w and a loser l
     "strong": "strong evidence that {w} beats {l} ({w}'s band lies wholly above "
               "{l}'s)",
     "fair": "fair evidence that {w} beats {l} (each band excludes the other's "
@@ -680,14 +537,14 @@ def compare(
         Scores of the two models' random searches (sizes may differ). 2-D
         arrays (one sample per row) broadcast against each other.
     ns, confidence, method, statistic, q, bounds, minimize
-        As in :func:`tuning_curve_band`; `bounds` apply to both models.
+        As in :func:`tuning_curve_band`, with the same defaults (confidence 0.8,
+        "ld_highest_density", "median", q = 0.5, no bounds, maximising);
+        `bounds` apply to both models.
 
     Returns
     -------
     Comparison
-        ``.evidence`` (array of str, one label per k, for "a beats b"),
-        ``.reverse_evidence`` (the same for "b beats a"), ``.band_a``,
-        ``.band_b``, ``.ns``, ``.confidence``; ``.to_frame(names)`` and
+        Both directions' labels and both bands; ``.to_frame(names)`` and
         ``.describe(names)`` give the table and the verdict in words.
 
     Notes
@@ -695,11 +552,6 @@ def compare(
     Each band holds with the stated confidence, so "strong" at one k is a
     statement at confidence at least :math:`1 - 2(1 - c)` (both bands hold); the
     weaker labels are heuristics for reading plots, not tests.
-
-    References
-    ----------
-    Lourie, Cho and He (2024). Show Your Work with Confidence: Confidence Bands for
-    Tuning Curves. NAACL.
 
     Examples
     --------
@@ -709,24 +561,24 @@ def compare(
     >>> evp.compare(better, worse, [1, 5, 10]).evidence
     array(['strong', 'strong', 'strong'], dtype='<U6')
     """
-    x_a = as_scores(scores_a, "scores_a")
-    x_b = as_scores(scores_b, "scores_b")
-    options = dict(method=method, statistic=statistic, q=q, bounds=bounds,
-                   minimize=minimize, stacklevel=2)
-    band_a = _tuning_curve_band(x_a, ns, confidence, **options)
-    band_b = _tuning_curve_band(x_b, ns, confidence, **options)
+    x_a, x_b = (as_scores(scores_a, "scores_a", sort=True),
+                as_scores(scores_b, "scores_b", sort=True))
+    k, options = _curve_band_iv(ns, confidence, method, statistic, q, bounds,
+                                minimize, x_a, x_b)
+    try:
+        shape = (*np.broadcast_shapes(x_a.shape[:-1], x_b.shape[:-1]), k.size)
+    except ValueError:
+        raise ValueError(
+            f"scores_a and scores_b must have matching numbers of samples (rows), "
+            f"got shapes {x_a.shape} and {x_b.shape}"
+        ) from None
+    _warn_if_ties(options["method"], scores_a=x_a, scores_b=x_b)
+    band_a, band_b = _curve_band(x_a, k, **options), _curve_band(x_b, k, **options)
     lo_a, est_a, hi_a = band_a.lower, band_a.estimate, band_a.upper
     lo_b, est_b, hi_b = band_b.lower, band_b.estimate, band_b.upper
     if band_a.minimize:  # lower is better: negate, so that higher is better
         lo_a, est_a, hi_a = -hi_a, -est_a, -lo_a
         lo_b, est_b, hi_b = -hi_b, -est_b, -lo_b
-    try:
-        shape = np.broadcast_shapes(est_a.shape, est_b.shape)
-    except ValueError:
-        raise ValueError(
-            f"scores_a and scores_b must have matching numbers of samples (rows), "
-            f"got curves of shape {est_a.shape} and {est_b.shape}"
-        ) from None
     evidence = _evidence(lo_a, est_a, hi_a, lo_b, est_b, hi_b, shape)
     reverse = _evidence(lo_b, est_b, hi_b, lo_a, est_a, hi_a, shape)
     return Comparison(ns=band_a.ns, evidence=evidence, reverse_evidence=reverse,

@@ -39,6 +39,14 @@ import math
 
 import numpy as np
 
+from evp._step_cdf import (
+    empirical,
+    log_best_of_weights,
+    normalised,
+    quantile_of_best,
+    reaches,
+    weighted_sums,
+)
 from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores, chunks
 
 __all__ = [
@@ -55,37 +63,39 @@ ESTIMATORS = ("v", "u", "w")
 def _log_weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
     """Log of F(i) - F(i-1) for i = 1..size, one row per n, up to a constant per row.
 
-    The constants (the denominators C(B, n) and C(B+n-1, n)) are dropped: each row
-    is normalised afterwards, which also absorbs the rounding of log-gamma.
+    V is the best of n draws from the empirical distribution (the step-CDF core).
+    For U and W the constants (the denominators C(B, n) and C(B+n-1, n)) are
+    dropped: each row is normalised afterwards, which also absorbs the rounding
+    of log-gamma.
     """
+    if estimator == "v":
+        return log_best_of_weights(*empirical(size), n)
     from scipy.special import gammaln  # not at import: it costs 0.1 s
 
     i = np.arange(1, size + 1, dtype=float)
     n = n.astype(float)[:, None]
-    # Huge n (up to 1e300) drives the weights of all but the largest scores to
-    # exp(-inf) = 0: that is the limit, not an error.
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if estimator == "v":
-            # (i/B)^n - ((i-1)/B)^n = (i/B)^n * (1 - (1 - 1/i)^n), without cancellation.
-            return n * np.log(i / size) + np.log(-np.expm1(n * np.log1p(-1.0 / i)))
-        if estimator == "u":
-            # C(i, n) - C(i-1, n) = C(i-1, n-1), zero for i < n.
-            log_w = gammaln(i) - gammaln(np.maximum(i - n + 1, 1.0))
-            return np.where(i >= n, log_w, -np.inf)
-        # W: C(i+n-1, n) - C(i+n-2, n) = C(i+n-2, n-1), whose ratio from i to i+1
-        # is (i+n-1)/i. Summed down from the largest score, log(1 + (n-1)/j) keeps
-        # the weights that matter exact for any n; log-gamma of i + n loses them
-        # once n is so large that adding i no longer changes it (n ≈ 1e16).
-        steps = np.log1p((n - 1.0) / i[:-1])
-        below_top = np.cumsum(steps[:, ::-1], axis=1)[:, ::-1]
-        return np.concatenate((-below_top, np.zeros_like(n)), axis=1)
+    if estimator == "u":
+        # C(i, n) - C(i-1, n) = C(i-1, n-1), zero for i < n.
+        log_w = gammaln(i) - gammaln(np.maximum(i - n + 1, 1.0))
+        return np.where(i >= n, log_w, -np.inf)
+    # W: C(i+n-1, n) - C(i+n-2, n) = C(i+n-2, n-1), whose ratio from i to i+1
+    # is (i+n-1)/i. Summed down from the largest score, log(1 + (n-1)/j) keeps
+    # the weights that matter exact for any n; log-gamma of i + n loses them
+    # once n is so large that adding i no longer changes it (n ≈ 1e16).
+    steps = np.log1p((n - 1.0) / i[:-1])
+    below_top = np.cumsum(steps[:, ::-1], axis=1)[:, ::-1]
+    return np.concatenate((-below_top, np.zeros_like(n)), axis=1)
 
 
 def _weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
     """F(i) - F(i-1) for i = 1..size, shape (len(n), size); rows sum to one."""
-    log_w = _log_weights(estimator, n, size)
-    w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
-    return w / w.sum(axis=1, keepdims=True)
+    return normalised(_log_weights(estimator, n, size))
+
+
+def _curve(x: np.ndarray, n: np.ndarray, estimator: str) -> np.ndarray:
+    """The estimator's curve for sorted scores x (S, B), bigger being better."""
+    size = x.shape[-1]
+    return weighted_sums(x, lambda rows: _weights(estimator, n[rows], size), len(n))
 
 
 def _sorted_scores(scores, minimize: bool) -> np.ndarray:
@@ -167,9 +177,7 @@ def expected_max(scores, ns, *, estimator: str = "v", minimize: bool = False):
     n, ns_scalar = as_ns(ns)
     size = x.shape[1]
     _validate_ns_for(estimator, n, size)
-    out = np.empty((x.shape[0], len(n)))
-    for part in chunks(len(n), size):  # (N, B) weights, in pieces
-        out[:, part] = x @ _weights(estimator, n[part], size).T
+    out = _curve(x, n, estimator)
     out = -out if minimize else out
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
 
@@ -186,7 +194,8 @@ def expected_max_std(scores, ns, *, minimize: bool = False):
         \sqrt{\sum_i w_i \, (X_{(i)} - V_n)^2}, \qquad
         w_i = (i/B)^n - ((i-1)/B)^n .
 
-    Parameters and shapes as in :func:`expected_max`. Dodge et al. shade
+    Parameters and shapes as in :func:`expected_max` (``minimize`` defaults to
+    False). Dodge et al. shade
     :math:`V_n \pm` this value, clipped to the observed score range.
     """
     x = _sorted_scores(scores, minimize)
@@ -201,28 +210,6 @@ def expected_max_std(scores, ns, *, minimize: bool = False):
             centred = x - mean[:, j : j + 1]
             out[:, part.start + j] = np.sqrt(centred**2 @ w_n)
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
-
-
-def _quantile_index(probability: np.ndarray, size: int) -> np.ndarray:
-    """0-based index of min{X_(i) : i/size ≥ probability}, robust to rounding.
-
-    The condition is i ≥ size·p. When size·p is within a few ulps of an integer
-    it is a tie in exact arithmetic (e.g. p = 0.5**(1/k) raised back), so we
-    round it to that integer instead of stepping past the right order statistic.
-    """
-    target = size * probability
-    nearest = np.round(target)
-    tie = np.abs(target - nearest) <= 8 * np.finfo(float).eps * np.maximum(target, 1)
-    i = np.where(tie, nearest, np.ceil(target))
-    return np.clip(i, 1, size).astype(np.int64) - 1
-
-
-def _best_of_probability(q: float, k: np.ndarray, minimize: bool) -> np.ndarray:
-    """The CDF level p with q-quantile of the best of k = min{y : F(y) ≥ p}."""
-    with np.errstate(divide="ignore"):
-        if minimize:  # P(min ≤ y) = 1 - (1 - F(y))^k ≥ q; expm1 keeps it accurate
-            return -np.expm1(np.log1p(-q) / k)
-        return q ** (1.0 / k)  # P(max ≤ y) = F(y)^k ≥ q
 
 
 def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False):
@@ -255,13 +242,11 @@ def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False)
     -------
     numpy.ndarray of shape (len(ns),) or (S, len(ns)).
     """
-    x = as_scores(scores)
+    x = np.atleast_2d(as_scores(scores, sort=True))
     minimize = as_bool(minimize, "minimize")
     q = as_probability(q, "q", closed=True)
     k, ns_scalar = as_ns(ns, integer=False)
-    x = np.sort(np.atleast_2d(x), axis=1)
-    probability = _best_of_probability(q, k, minimize)
-    out = x[:, _quantile_index(probability, x.shape[1])]
+    out = quantile_of_best(x, empirical(x.shape[1])[0], k, q, minimize=minimize)
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
 
 
@@ -311,7 +296,8 @@ def budget_to_reach(
     cost : array_like, shape (B,), optional
         Cost of each round (e.g. training seconds). Each round is a random draw
         from the search, so n rounds cost :math:`n \cdot \bar c` in expectation.
-    minimize : bool
+    minimize : bool, default False
+        Scores are losses: reach at most `target`.
 
     Returns
     -------
@@ -334,12 +320,14 @@ def budget_to_reach(
                              f"{cost.size}")
         if (cost < 0).any():
             raise ValueError(f"cost must be non-negative, got {cost.min()}")
-    ns = np.arange(1, x.size + 1)
-    curve = expected_max(x, ns, estimator=estimator, minimize=minimize)
+    estimator = as_estimator(estimator)
+    minimize = as_bool(minimize, "minimize")
+    ns = np.arange(1.0, x.size + 1)
+    oriented = np.sort(-x if minimize else x)[None, :]
+    curve = _curve(oriented, ns, estimator)[0]
     # The curves are monotone, so the first budget that reaches the target is the
-    # smallest; a tolerance of a few ulps keeps "reaches" true at exact equality.
-    slack = 4 * np.finfo(float).eps * max(abs(target), 1.0)
-    reached = curve <= target + slack if minimize else curve >= target - slack
+    # smallest; the tie tolerance keeps "reaches" true at exact equality.
+    reached = reaches(curve, -target if minimize else target)
     if not reached.any():
         return None
     n = int(ns[np.argmax(reached)])

@@ -8,7 +8,8 @@ import pytest
 from scipy import integrate, stats
 
 import evp
-from evp.bands import _first_reaching, band_coverage
+from evp._step_cdf import first_reaching as _first_reaching
+from evp.bands import band_coverage
 
 METHODS = ["dkw", "ks", "ld_equal_tailed", "ld_highest_density"]
 EXACT = ["ks", "ld_equal_tailed", "ld_highest_density"]
