@@ -292,12 +292,16 @@ def _finite_range(*arrays) -> tuple[float, float]:
     return float(values.min()), float(values.max())
 
 
-def _band(ax, x, lower, estimate, upper, color) -> list[str]:
+def _band(ax, x, lower, estimate, upper, color, nudge: int = 0) -> list[str]:
     """A translucent band with solid edges; an infinite edge drawn open.
 
     Returns the sides left open ("upper", "lower"), for the label. The y-limits
-    must be set before: the open edge fades out towards them.
+    must be set before: the open edge fades out towards them. `nudge` moves the
+    arrow right by that many arrow widths, so that two models' arrows at the same
+    budget both show.
     """
+    from matplotlib.transforms import offset_copy
+
     x = np.asarray(x, dtype=float)
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
@@ -326,7 +330,8 @@ def _band(ax, x, lower, estimate, upper, color) -> list[str]:
             # From the last bounded budget on: the edge opens after it.
             piece = slice(max(first - 1, 0), stop)
             for i in range(len(levels) - 1):
-                alpha = BAND_ALPHA * (1 - (i + 0.5) / (len(levels) - 1))
+                # Fading out quickly: two open bands over each other stay light.
+                alpha = 0.8 * BAND_ALPHA * (1 - (i + 0.5) / (len(levels) - 1)) ** 2
                 if side == "upper":
                     y1 = np.maximum(levels[i], base[piece])
                     y2 = np.maximum(levels[i + 1], base[piece])
@@ -338,9 +343,12 @@ def _band(ax, x, lower, estimate, upper, color) -> list[str]:
                 fade.set_gid(OPEN_EDGE_FADE)
             # An arrow at the first unbounded budget: the edge goes on.
             span = limit - start
+            shifted = offset_copy(ax.transData, fig=ax.figure, x=5 * nudge,
+                                  units="points")
             arrow = ax.annotate(
                 "", xy=(x[first], start + 0.75 * span),
-                xytext=(x[first], start + 0.15 * span),
+                xytext=(x[first], start + 0.15 * span), xycoords=shifted,
+                textcoords=shifted,
                 arrowprops={"arrowstyle": "-|>", "color": color, "linewidth": 1.2,
                             "mutation_scale": 10, "shrinkA": 0, "shrinkB": 0})
             arrow.set_gid(OPEN_EDGE)
@@ -517,7 +525,7 @@ def plot_tuning_curves(
                                           linewidth=0.9, zorder=1, label="_nolegend_")
                     context.set_gid(CONTEXT)
             sides = set()
-            for model in own:
+            for index, model in enumerate(own):
                 rows = table[table["model"] == model]
                 color = colors[model]
                 scores = split[model]
@@ -536,7 +544,8 @@ def plot_tuning_curves(
                                linewidth=1.1, zorder=3, label="_nolegend_")
                     opened = _band(panel, where, rows["band_lower"].to_numpy(),
                                    rows["median"].to_numpy(),
-                                   rows["band_upper"].to_numpy(), color)
+                                   rows["band_upper"].to_numpy(), color,
+                                   nudge=index)
                     sides.update(opened)
                 if target is not None:
                     n_needed = budget_to_reach(scores, target, estimator=estimator,
@@ -754,12 +763,13 @@ def plot_comparison(
             if len(pairs) > 1:
                 panel.set_title(f"{a} vs {b}", color="0.15")
             sides = set()
-            for model, band in ((a, result.band_a), (b, result.band_b)):
+            for index, (model, band) in enumerate(((a, result.band_a),
+                                                   (b, result.band_b))):
                 where = position(model, result.ns)
                 panel.plot(where, band.estimate, color=colors[model], linewidth=1.8,
                            label=model, zorder=4)
                 sides.update(_band(panel, where, band.lower, band.estimate,
-                                   band.upper, colors[model]))
+                                   band.upper, colors[model], nudge=index))
             if costs is None:
                 _evidence_strip(panel, result.ns, result.winner((a, b)),
                                 result.strength(), colors)

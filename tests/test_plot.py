@@ -1,5 +1,7 @@
 """The tuning-curve plot draws what the library computes."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -76,3 +78,186 @@ def test_plot_against_cost(results):
         plot_tuning_curves(results, y="accuracy", x="cost")
     with pytest.raises(ValueError, match="no column 'acc'"):
         plot_tuning_curves(results, y="acc")
+
+
+# ------------------------------------------------------- the design, by structure
+
+
+@pytest.fixture
+def short():
+    """Too few rounds for large budgets: the bands have no upper bound there."""
+    rng = np.random.default_rng(3)
+    return pd.DataFrame({
+        "model": ["a"] * 20 + ["b"] * 20,
+        "f1": np.concatenate([rng.uniform(0.5, 0.8, 20), rng.uniform(0.6, 0.7, 20)]),
+        "seconds": rng.uniform(1, 3, 40),
+    })
+
+
+def all_artists(figure):
+    return list(figure.findobj())
+
+
+def texts(figure):
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in figure.findobj(Text) if t.get_text()]
+
+
+def test_bands_are_translucent_fills_with_edges_and_no_hatching(short):
+    from evp.plot import BAND_EDGE
+
+    ax = plot_tuning_curves(short, y="f1", hue="model", method="ks")
+    figure = ax.figure
+    assert not [a for a in all_artists(figure)
+                if hasattr(a, "get_hatch") and a.get_hatch()]
+    legend = figure.legends[0]
+    assert not [h for h in legend.legend_handles
+                if hasattr(h, "get_hatch") and h.get_hatch()]
+    edges = [line for line in ax.get_lines() if line.get_gid() == BAND_EDGE]
+    assert len(edges) == 4  # lower and upper, per model
+    from matplotlib.collections import PolyCollection
+
+    fills = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert fills and all(0 < c.get_alpha() < 0.5 for c in fills)
+    assert "80% band (KS)" in texts(figure)
+
+
+def test_an_infinite_upper_edge_is_drawn_open_and_labelled(short):
+    from evp.plot import OPEN_EDGE, OPEN_EDGE_FADE, OPEN_EDGE_LABEL
+
+    band = evp.tuning_curve_band(short["f1"][:20], np.arange(1, 21), 0.8)
+    assert np.isinf(band.upper).any()  # the premise
+    ax = plot_tuning_curves(short, y="f1", hue="model",
+                            method="ld_highest_density")
+    arrows = [a for a in ax.texts if a.get_gid() == OPEN_EDGE]
+    assert len(arrows) == 2  # one per model
+    labels = [t for t in ax.texts if t.get_gid() == OPEN_EDGE_LABEL]
+    assert [t.get_text().replace("\n", " ") for t in labels] == [
+        "no upper bound: more rounds needed"]
+    fades = [c for c in ax.collections if c.get_gid() == OPEN_EDGE_FADE]
+    alphas = [c.get_alpha() for c in fades]
+    assert fades and max(alphas) < 0.2 and min(alphas) < 0.01  # fading out
+    # Nothing is drawn at infinity: every vertex is finite, within the axes.
+    top = ax.get_ylim()[1]
+    for collection in ax.collections:
+        for path in collection.get_paths():
+            y = path.vertices[:, 1]
+            assert np.isfinite(y).all() and y.max() <= top + 1e-9
+
+
+def test_losses_say_lowest_and_open_downwards(short):
+    from evp.plot import OPEN_EDGE_LABEL
+
+    losses = short.assign(val_loss=1 - short["f1"])
+    ax = plot_tuning_curves(losses, y="val_loss", hue="model",
+                            method="ld_highest_density", minimize=True)
+    assert ax.get_ylabel() == "expected lowest val_loss"
+    words = texts(ax.figure)
+    assert "expected lowest val_loss (V)" in words
+    assert not [w for w in words if "best" in w]
+    labels = [t.get_text() for t in ax.texts if t.get_gid() == OPEN_EDGE_LABEL]
+    assert [t.replace("\n", " ") for t in labels] == [
+        "no lower bound: more rounds needed"]
+
+
+def test_plain_ticks_and_a_cost_axis_with_its_unit(short):
+    ax = plot_tuning_curves(short, y="f1", hue="model", cost="seconds", x="cost")
+    ax.figure.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert labels and all(re.fullmatch(r"[\d,.]+", t) for t in labels), labels
+    assert "seconds" in ax.get_xlabel() and "(s)" in ax.get_xlabel()
+    ax = plot_tuning_curves(short, y="f1", hue="model", cost="seconds", x="cost",
+                            cost_unit="GPU hours")
+    assert "(GPU hours)" in ax.get_xlabel()
+    ax = plot_tuning_curves(short, y="f1", hue="model", ns=[1, 10, 100])
+    ax.figure.canvas.draw()
+    shown = [t.get_text() for t in ax.get_xticklabels()
+             if t.get_text() and 1 <= t.get_position()[0] <= 100]
+    assert shown == ["1", "10", "100"]
+
+
+def test_cost_units_are_read_off_column_names():
+    from evp.plot import cost_unit
+
+    assert cost_unit("seconds") == "s"
+    assert cost_unit("train_hours") == "h"
+    assert cost_unit("gpu_hours") == "GPU hours"
+    assert cost_unit("wall-clock (min)") == "min"
+    assert cost_unit("cost") is None
+
+
+def test_the_y_label_is_clear_of_the_data_and_the_palette_is_okabe_ito(results):
+    from matplotlib.colors import to_hex
+
+    from evp.plot import PALETTE
+
+    ax = plot_tuning_curves(results, y="accuracy", hue="model")
+    figure = ax.figure
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    label = ax.yaxis.label.get_window_extent(renderer)
+    ticks = [t.get_window_extent(renderer) for t in ax.get_yticklabels()
+             if t.get_text()]
+    data = ax.get_window_extent(renderer)
+    assert label.x1 <= data.x0 and all(label.x1 <= t.x0 for t in ticks)
+    colors = {line.get_label(): to_hex(line.get_color()) for line in ax.get_lines()}
+    assert [colors["cnn"], colors["lr"]] == [c.lower() for c in PALETTE[:2]]
+
+
+def test_more_than_two_models_get_a_panel_each_on_shared_axes(short):
+    from evp.plot import CONTEXT
+
+    three = pd.concat([short, short.iloc[:20].assign(model="c",
+                                                     f1=short["f1"][:20] - 0.1)])
+    axes = plot_tuning_curves(three, y="f1", hue="model", method="dkw")
+    assert isinstance(axes, np.ndarray) and len(axes) == 3
+    assert [ax.get_title() for ax in axes] == ["a", "b", "c"]
+    assert all(ax.get_ylim() == axes[0].get_ylim() for ax in axes)
+    assert axes[0].get_shared_y_axes().joined(axes[0], axes[2])
+    # Each panel shows the other two models in grey, behind.
+    assert all(len([line for line in ax.get_lines() if line.get_gid() == CONTEXT])
+               == 2 for ax in axes)
+    figure = axes[0].figure
+    assert figure.get_supylabel() == "expected best f1"
+    # Two models, or an axes of one's own, stay in one panel.
+    assert not isinstance(plot_tuning_curves(short, y="f1", hue="model"),
+                          np.ndarray)
+    import matplotlib.pyplot as plt
+
+    ax = plt.figure().gca()
+    assert plot_tuning_curves(three, y="f1", hue="model", ax=ax) is ax
+    with pytest.raises(ValueError, match="panels=True draws a figure"):
+        plot_tuning_curves(three, y="f1", hue="model", ax=ax, panels=True)
+
+
+def test_the_comparison_figure_shows_both_bands_and_the_evidence(short):
+    from evp.plot import EVIDENCE, plot_comparison
+
+    a = short.loc[short["model"] == "a", "f1"]
+    b = short.loc[short["model"] == "b", "f1"] - 0.5
+    result = evp.compare(a, b, np.arange(1, 21), 0.8, method="dkw")
+    ax = plot_comparison(result, ("a", "b"), y="f1")
+    strip = [c for c in ax.collections if c.get_gid() == EVIDENCE]
+    assert strip  # a beats b strongly somewhere
+    assert ax.get_ylabel() == "median best f1"
+    assert {"a", "b", "strong evidence"} <= set(texts(ax.figure))
+    assert not [x for x in all_artists(ax.figure)
+                if hasattr(x, "get_hatch") and x.get_hatch()]
+    axes = plot_comparison([(("a", "b"), result), (("b", "a"), result)])
+    assert [p.get_title() for p in axes] == ["a vs b", "b vs a"]
+    with pytest.raises(ValueError, match="two different models"):
+        plot_comparison(result, ("a", "a"))
+
+
+def test_set_theme_gives_other_figures_the_same_look():
+    import matplotlib as mpl
+    from matplotlib.colors import to_hex
+
+    from evp.plot import PALETTE, set_theme
+
+    with mpl.rc_context():
+        set_theme()
+        colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
+        assert [to_hex(c) for c in colors[:3]] == [c.lower() for c in PALETTE[:3]]
+        assert mpl.rcParams["axes.spines.top"] is False
