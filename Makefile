@@ -36,9 +36,11 @@ test: $(VENV)/.dev
 			--ignore=notebooks/classroom/assignments notebooks; \
 	fi
 
-## lab: open JupyterLab on the notebooks
+## lab: open JupyterLab on the notebooks (LAB_OPTIONS passes more options to it)
+# Jupyter refuses to run as root (a container's usual user) unless told it may.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.notebooks
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab $(ALLOW_ROOT) $(LAB_OPTIONS) notebooks
 
 ## lock: re-resolve requirements/lock.txt (needs network; pip-tools installed on the fly)
 lock: $(BIN)/python

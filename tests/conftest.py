@@ -16,6 +16,8 @@ EXTRAS = {
     "seaborn": "notebooks",
     "papermill": "notebooks",
     "nbformat": "notebooks",
+    "jupyterlab": "notebooks",
+    "tornado": "notebooks",  # comes with jupyterlab
     "sklearn": "search",
     "torch": "search",
     "nbgrader": "classroom",
