@@ -1,20 +1,25 @@
 """The `evp` command line.
 
-    evp curve RESULTS --score COL [--group COL] [--estimator v|u|w]
-              [--method METHOD --confidence 0.8] [--out FILE.csv|FILE.png]
+    evp curve RESULTS --score COL [--group COL | --pool] [--estimator v|u|w]
+              [--method METHOD --confidence 0.8] [--ns 1,5,10|all]
+              [--out FILE.csv|.png|.pdf|.svg]
     evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
+              [--cost COL] [--out FILE.csv|.png|.pdf|.svg]
     evp reproduce [--only NAME] [-p key=value ...]
     evp run NOTEBOOK RESULTS --score COL [--group COL] [--models A,B] [--minimize]
             [--cost COL] [-p NAME=VALUE ...] [--out DIR]
     evp search sst5 --model lr|lboe|cnn --trials 100 --seed 0 --out FILE.jsonl
 
-Bad input gives a one-line message on stderr and exit status 2.
+Bad input gives a one-line message on stderr and exit status 2; messages from the
+library that name its keyword arguments (``estimator='v'``) are translated into the
+options that set them (``--estimator v``).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 import tempfile
 import warnings
@@ -63,21 +68,97 @@ BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 
 
+def readable_budgets(rounds: int) -> list[int]:
+    """1, 2, 3, 5, 10, 20, 50, 100, 200, 500, … up to `rounds`, and `rounds`."""
+    budgets, scale = [1, 2, 3, 5], 10
+    while scale <= rounds:
+        budgets += [scale, 2 * scale, 5 * scale]
+        scale *= 10
+    return sorted({n for n in budgets if n < rounds} | {rounds})
+
+
 def _budgets(text: str | None):
+    """--ns: None for the readable default, "all" for every budget, or a list of
+    whole numbers of rounds."""
     if text is None:
         return None
+    if text.strip().lower() == "all":
+        return "all"
     try:
-        return [float(v) if "." in v else int(v) for v in text.split(",")]
+        values = [float(v) for v in text.split(",")]
     except ValueError:
-        message = f"--ns expects numbers separated by commas, not {text!r}"
-        raise UsageError(message) from None
+        values = None
+    if not values or any(not v.is_integer() or v < 1 for v in values):
+        raise UsageError(f"--ns expects whole numbers of rounds (at least 1) "
+                         f"separated by commas, e.g. --ns 1,5,10, or --ns all; got "
+                         f"{text!r}")
+    return sorted({int(v) for v in values})
 
 
-def _results(args: argparse.Namespace):
+def _results(args: argparse.Namespace, group: str | None):
     from evp.datasets import read_results
 
-    return read_results(args.results, score=args.score, group=args.group,
-                        cost=getattr(args, "cost", None))
+    return read_results(args.results, score=args.score, group=group,
+                        cost=getattr(args, "cost", None), sep=args.sep,
+                        decimal=args.decimal, drop_bad_rows=args.drop_bad_rows)
+
+
+# Names of columns that usually say which model a round belongs to.
+_GROUP_NAMES = ("model", "models", "model_name", "arm", "method", "system",
+                "algorithm", "config", "configuration", "condition", "variant",
+                "group", "name", "run_name", "architecture")
+
+
+def _group_like(data, skip) -> list[str]:
+    """Columns that look as if they name models: text with a few repeated values,
+    or a usual name with a few values."""
+    found = []
+    rows = len(data)
+    for column in data.columns:
+        if column in skip:
+            continue
+        values = data[column].dropna()
+        distinct = values.nunique()
+        if distinct < 2 or distinct > max(2, rows // 2):
+            continue
+        text = values.map(lambda v: isinstance(v, str)).all()
+        named = str(column).strip().lower() in _GROUP_NAMES
+        if text or (named and distinct <= 20):
+            found.append(str(column))
+    # Usual names first.
+    return sorted(found, key=lambda c: c.lower() not in _GROUP_NAMES)
+
+
+def _single_model_name(path: str) -> str:
+    """The name of the one model of a file without --group: the file's name."""
+    name = Path(path).name
+    return name.split(".")[0] or name
+
+
+def _check_out(out: str | None) -> Path | None:
+    if out is None:
+        return None
+    path = Path(out)
+    if path.suffix.lower() not in (".csv", *FIGURE_SUFFIXES):
+        raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
+                         f"got {path.name}")
+    return path
+
+
+def _print_table(table) -> None:
+    import pandas as pd
+
+    with pd.option_context("display.max_rows", None, "display.width", 200):
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+
+
+def _save_figure(result, out: Path) -> None:
+    import numpy as np
+
+    from evp.plot import _save
+
+    first = result.flat[0] if isinstance(result, np.ndarray) else result
+    _save(first.figure, out)
 
 
 def curve(args: argparse.Namespace) -> int:
@@ -91,26 +172,50 @@ def curve(args: argparse.Namespace) -> int:
         print("evp curve: warning: --band is renamed --method; --band will be "
               "removed", file=sys.stderr)
         args.method = args.old_band
-
-    out = Path(args.out) if args.out else None
-    if out is not None and out.suffix not in (".csv", *FIGURE_SUFFIXES):
-        raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
-                         f"got {out.name}")
+    if args.pool and args.group:
+        raise UsageError("--pool and --group contradict each other: --group COL "
+                         "draws one curve per model, --pool one for all rows")
+    out = _check_out(args.out)
+    ns = _budgets(args.ns)
+    data = _results(args, args.group)
+    columns = data.attrs["columns"]
     # Keep the user's column names: they label the table's plot.
-    data = _results(args)
     data = data.rename(columns={role: column for role, column
-                                in data.attrs["columns"].items() if column})
-    options = dict(y=args.score, hue=args.group, cost=args.cost,
-                   estimator=args.estimator,
-                   ns=_budgets(args.ns), method=args.method,
-                   confidence=args.confidence,
+                                in columns.items() if column})
+    if args.group is None:
+        suspects = _group_like(data, {columns["score"], columns["cost"]})
+        if suspects and not args.pool:
+            first = data[suspects[0]].dropna()
+            values = list(dict.fromkeys(first.astype(str)))
+            shown = ", ".join(values[:5]) + (", …" if len(values) > 5 else "")
+            others = (f" (also {', '.join(map(repr, suspects[1:]))})"
+                      if len(suspects) > 1 else "")
+            raise UsageError(
+                f"column {suspects[0]!r}{others} looks like it names models "
+                f"({len(values)} values: {shown}): give --group {suspects[0]} for "
+                f"one curve per model, or --pool to treat all {len(data)} rows as "
+                "one model")
+        # One model, named after the file rather than the score.
+        hue = "model" if "model" not in data.columns else "_model"
+        data[hue] = _single_model_name(args.results)
+    else:
+        hue = args.group
+    options = dict(y=args.score, hue=hue, cost=args.cost, estimator=args.estimator,
+                   method=args.method, confidence=args.confidence,
                    minimize=args.minimize)
-    table = tuning_curve_table(data, **options)
-    with pd.option_context("display.max_rows", None, "display.width", 120):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if ns is None:  # a readable set of budgets per model, up to its own rounds
+        sizes = data.groupby(hue, sort=False).size()
+        table = pd.concat(
+            [tuning_curve_table(data[data[hue] == model], **options,
+                                ns=readable_budgets(int(size)))
+             for model, size in sizes.items()], ignore_index=True)
+    else:
+        table = tuning_curve_table(data, **options,
+                                   ns=None if ns == "all" else ns)
+    _print_table(table)
     if out is None:
         return 0
-    if out.suffix == ".csv":
+    if out.suffix.lower() == ".csv":
         table.to_csv(out, index=False)
     else:
         import matplotlib
@@ -118,27 +223,74 @@ def curve(args: argparse.Namespace) -> int:
         matplotlib.use("Agg")
         from evp.plot import plot_tuning_curves
 
-        ax = plot_tuning_curves(data, **options, x="cost" if args.cost else "trials")
-        ax.figure.savefig(out, bbox_inches="tight", dpi=150)
+        # The figure draws every budget unless the budgets were given.
+        drawn = plot_tuning_curves(
+            data, **options, cost_unit=args.cost_unit,
+            ns=ns if isinstance(ns, list) else None,
+            x="cost" if args.cost else "trials")
+        if args.group is None:
+            for legend in _legends(drawn):
+                legend.set_title(None)
+        _save_figure(drawn, out)
     print(f"wrote {out}")
     return 0
 
 
-def compare(args: argparse.Namespace) -> int:
-    import pandas as pd
+def _legends(drawn):
+    import numpy as np
 
+    axes = list(drawn.flat) if isinstance(drawn, np.ndarray) else [drawn]
+    found = [ax.get_legend() for ax in axes] + list(axes[0].figure.legends)
+    return [legend for legend in found if legend is not None]
+
+
+def compare(args: argparse.Namespace) -> int:
     from evp.bands import compare as compare_models
     from evp.datasets import scores_by_model
 
-    scores = scores_by_model(_results(args), [args.a, args.b])
+    if args.a == args.b:
+        raise UsageError(f"A and B are both {args.a!r}: name two different models "
+                         "to compare")
+    out = _check_out(args.out)
     ns = _budgets(args.ns)
+    data = _results(args, args.group)
+    scores = scores_by_model(data, [args.a, args.b])
+    rounds = min(map(len, scores.values()))
+    every = list(range(1, rounds + 1))
     if ns is None:
-        ns = list(range(1, min(map(len, scores.values())) + 1))
+        ns = readable_budgets(rounds)
+    elif ns == "all":
+        ns = every
+    options = dict(method=args.method, minimize=args.minimize)
     result = compare_models(scores[args.a], scores[args.b], ns, args.confidence,
-                            method=args.method, minimize=args.minimize)
+                            **options)
     table = result.to_frame((args.a, args.b))
-    with pd.option_context("display.max_rows", None, "display.width", 200):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    costs = None
+    if args.cost:
+        mean = data.groupby("group", sort=False)["cost"].mean()
+        costs = {m: float(mean[m]) for m in (args.a, args.b)}
+        for place, model in enumerate((args.a, args.b), start=1):
+            table.insert(place, f"{model} cost", table["n"] * costs[model])
+    _print_table(table)
+    if out is None:
+        return 0
+    if out.suffix.lower() == ".csv":
+        table.to_csv(out, index=False)
+    else:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from evp.plot import plot_comparison
+
+        if args.ns is None or args.ns.strip().lower() == "all":
+            # Every budget in the figure.
+            result = compare_models(scores[args.a], scores[args.b], every,
+                                    args.confidence, **options)
+        drawn = plot_comparison(result, (args.a, args.b), y=args.score,
+                                minimize=args.minimize, costs=costs,
+                                cost=args.cost, cost_unit=args.cost_unit)
+        _save_figure(drawn, out)
+    print(f"wrote {out}")
     return 0
 
 
@@ -330,46 +482,118 @@ def search(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Every option's default at the end of its help line, unless it says it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (not action.option_strings or "default" in text or action.required
+                or action.default is argparse.SUPPRESS):
+            return text
+        if action.default is None:
+            return text
+        if action.default is False:
+            return f"{text} (default: off)"
+        return f"{text} (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are one line, with the command's own usage."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        usage = " ".join(self.format_usage().split())
+        self.exit(2, f"{self.prog}: error: {_speak_cli(message)} ({usage}; "
+                     f"{self.prog} --help says more)\n")
+
+
+def _input_options(parser: argparse.ArgumentParser) -> None:
+    """How a results file is read: shared by curve and compare."""
+    parser.add_argument("--sep", metavar="CHAR",
+                        help="delimiter of a text file (default: sniffed among , ; "
+                             "tab and |)")
+    parser.add_argument("--decimal", metavar="CHAR",
+                        help="decimal mark of a text file (default: sniffed, . or "
+                             ",)")
+    parser.add_argument("--drop-bad-rows", action="store_true",
+                        help="drop rows whose score, cost or model is missing or "
+                             "not a number, and list them (default: off, such rows "
+                             "are an error)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="evp", description="Judge models by their tuning effort.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True,
+                                     parser_class=_Parser)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("results", metavar="RESULTS",
-                        help="search results: .csv, .tsv or .jsonl, one row per round")
+                        help="search results, one row per round: .csv, .tsv, .txt, "
+                             ".jsonl or .parquet (optionally compressed: .gz, .bz2, "
+                             ".xz, .zst, .zip)")
     common.add_argument("--score", required=True, metavar="COL",
-                        help="column of validation scores")
+                        help="column of validation scores (required)")
     common.add_argument("--minimize", action="store_true",
                         help="scores are losses: lower is better")
-    common.add_argument("--ns", metavar="N,N,...",
-                        help="budgets to report (default 1..B)")
+    common.add_argument("--ns", metavar="N,N,...|all",
+                        help="budgets (rounds of search) to report, or all for "
+                             "every n (default: 1, 2, 3, 5, 10, 20, 50, 100, … up "
+                             "to the number of rounds B, and B)")
+    common.add_argument("--confidence", type=float, default=0.8, metavar="LEVEL",
+                        help="confidence of the simultaneous bands")
+    common.add_argument("--cost", metavar="COL",
+                        help="column of each round's cost, e.g. training seconds "
+                             "(default: none)")
+    common.add_argument("--cost-unit", metavar="UNIT",
+                        help="unit of --cost for the figure's axis (default: read "
+                             "off the column's name, e.g. seconds → s)")
+    common.add_argument("--out", metavar="FILE",
+                        help="also write the table (.csv) or a figure (.png, .pdf, "
+                             ".svg) (default: print only)")
+    _input_options(common)
 
     one = commands.add_parser(
         "curve", parents=[common], help="tuning curves of one or more models",
+        usage="evp curve RESULTS --score COL [--group COL | --pool] [options]",
         description="Expected best score after n rounds of random search, its "
-                    "standard deviation, and optional confidence bands.")
-    one.add_argument("--group", metavar="COL", help="column naming the model")
-    one.add_argument("--cost", metavar="COL", help="column of per-round cost")
-    one.add_argument("--estimator", choices=("v", "u", "w"), default="v")
+                    "standard deviation, and optional confidence bands. A file "
+                    "holding several models needs --group (one curve per model) "
+                    "or --pool (all rows one model).")
+    one.add_argument("--group", metavar="COL",
+                     help="column naming the model: one curve per model (default: "
+                          "none; required when a column looks like model names, "
+                          "unless --pool)")
+    one.add_argument("--pool", action="store_true",
+                     help="treat all rows as one model even when a column looks "
+                          "like model names")
+    one.add_argument("--estimator", choices=("v", "u", "w"), default="v",
+                     help="estimator of the expected best score: v (Dodge et al. "
+                          "2019), u (unbiased, Tang et al. 2020) or w (Dodge et al. "
+                          "2021)")
     one.add_argument("--method", choices=BAND_METHODS,
                      help="add a median tuning-curve band made from this CDF band "
                           "(default: no band)")
     one.add_argument("--band", choices=BAND_METHODS, dest="old_band",
                      help=argparse.SUPPRESS)  # the old name of --method
-    one.add_argument("--confidence", type=float, default=0.8)
-    one.add_argument("--out", metavar="FILE", help="write a .csv table or a figure")
     one.set_defaults(handler=curve)
 
     two = commands.add_parser(
         "compare", parents=[common], help="does model A beat model B?",
+        usage="evp compare RESULTS --score COL --group COL A B [options]",
         description="Median tuning-curve bands of two models and, per budget, the "
-                    "evidence that A beats B: strong, fair, weak or none.")
+                    "evidence that A beats B and that B beats A: strong, fair, "
+                    "weak or none (Lourie, Cho and He 2024). With --cost, each "
+                    "model's expected cost of n rounds is added; the evidence still "
+                    "compares equal numbers of rounds.")
     two.add_argument("--group", required=True, metavar="COL",
-                     help="column naming the model")
+                     help="column naming the model (required)")
     two.add_argument("a", metavar="A", help="first model")
     two.add_argument("b", metavar="B", help="second model")
-    two.add_argument("--confidence", type=float, default=0.8)
-    two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density")
+    two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density",
+                     help="CDF band the tuning-curve bands are made from")
     two.set_defaults(handler=compare)
 
     hunt = commands.add_parser(
@@ -455,20 +679,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The library's keyword arguments and the options (or arguments) that set them.
+_OPTIONS = {
+    "estimator": "--estimator", "method": "--method", "confidence": "--confidence",
+    "ns": "--ns", "score": "--score", "group": "--group", "cost": "--cost",
+    "sep": "--sep", "decimal": "--decimal", "drop_bad_rows": "--drop-bad-rows",
+    "minimize": "--minimize", "x": None,
+}
+_KEYWORD = re.compile(
+    r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")
+
+
+def _speak_cli(message: str) -> str:
+    """A library message in the command line's words: ``estimator='v'`` →
+    ``--estimator v``, ``drop_bad_rows=True`` → ``--drop-bad-rows``,
+    ``path_or_frame`` → ``RESULTS``."""
+
+    def option(match: re.Match) -> str:
+        flag = _OPTIONS[match.group(1)]
+        if flag is None:
+            return match.group(0)
+        value = next((v for v in match.groups()[1:] if v is not None), None)
+        if value in ("True", "False"):
+            return flag if value == "True" else f"no {flag}"
+        if value is None:
+            return flag
+        import shlex
+
+        return f"{flag} {shlex.quote(value)}"
+
+    message = _KEYWORD.sub(option, str(message))
+    # "--estimator v or 'w'": the alternative is a value too.
+    message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
+    message = re.sub(r"^ns\b", "--ns", message)
+    message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
+    return message.replace("pass sep", "pass --sep")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        own = parser._subparsers._group_actions[0].choices[args.command]
+        own.error(f"unrecognized arguments: {' '.join(extra)}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             status = args.handler(args)
-        except (UsageError, ValueError, OSError) as error:
-            print(f"evp {args.command}: {error}", file=sys.stderr)
+        except (UsageError, ValueError, OSError, ImportError) as error:
+            print(f"evp {args.command}: {_speak_cli(error)}", file=sys.stderr)
             status = 2
     # Each distinct warning once, on one line, without the library's file and line.
     shown = (RuntimeWarning, UserWarning)
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, shown)):
-        print(f"evp {args.command}: warning: {message}", file=sys.stderr)
+        print(f"evp {args.command}: warning: {_speak_cli(message)}", file=sys.stderr)
     return status
 
 
