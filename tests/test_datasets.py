@@ -673,3 +673,60 @@ def test_load_search_rejects_what_is_not_a_search(tmp_path):
         load_search(tmp_path / "other.jsonl")
     with pytest.raises(FileNotFoundError, match="no such file or folder"):
         load_search(tmp_path / "absent")
+
+
+@pytest.mark.parametrize("sep", [";", "\t", "|"])
+def test_read_results_sniffs_the_delimiter_and_a_decimal_comma(runs, tmp_path, sep):
+    path = tmp_path / "runs.csv"
+    runs.to_csv(path, sep=sep, decimal="," if sep == ";" else ".", index=False)
+    got = read_results(path, score="f1", group="model", cost="seconds")
+    np.testing.assert_array_equal(got["score"], runs["f1"])
+    np.testing.assert_array_equal(got["cost"], runs["seconds"])
+    np.testing.assert_array_equal(got["lr"], runs["lr"])
+
+
+def test_read_results_takes_sep_and_decimal(runs, tmp_path):
+    path = tmp_path / "runs.txt"
+    runs.to_csv(path, sep=";", decimal=",", index=False)
+    got = read_results(path, score="f1", sep=";", decimal=",")
+    np.testing.assert_array_equal(got["score"], runs["f1"])
+    with pytest.raises(ValueError, match=r"looks separated by ';': pass sep=';'"):
+        read_results(path, score="f1", sep=",")
+    with pytest.raises(ValueError, match="sep and decimal are both ','"):
+        read_results(path, score="f1", sep=",", decimal=",")
+
+
+def test_read_results_reads_parquet(runs, tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "runs.parquet"
+    runs.to_parquet(path)
+    got = read_results(path, score="f1", group="model", cost="seconds")
+    np.testing.assert_array_equal(got["score"], runs["f1"])
+    (tmp_path / "broken.pq").write_bytes(b"not parquet")
+    with pytest.raises(ValueError, match=r"broken\.pq is not a readable Parquet"):
+        read_results(tmp_path / "broken.pq", score="f1")
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pyarrow" else real(name, *a))
+    with pytest.raises(ImportError,
+                       match=r"needs pyarrow: pip install 'evp\[parquet\]'"):
+        read_results(path, score="f1")
+
+
+def test_read_results_drops_bad_rows_only_when_asked(runs):
+    bad = runs.assign(f1=[0.5, None, 0.625, 0.25], seconds=[1.0, 2.0, -1.0, 3.0])
+    with pytest.raises(ValueError, match=r"rows 2 .*pass drop_bad_rows=True"):
+        read_results(bad, score="f1", cost="seconds")
+    with pytest.warns(UserWarning, match=r"dropped 2 bad row\(s\) of 4 .*score "
+                                         r"column 'f1' .* rows 2; cost column "
+                                         r"'seconds' has negative values in rows 3"):
+        got = read_results(bad, score="f1", cost="seconds", drop_bad_rows=True)
+    assert got["score"].tolist() == [0.5, 0.25]
+    assert got["note"].tolist() == ["a", "d"]
+    assert got.attrs["dropped_rows"] == [2, 3]
+    assert read_results(runs, score="f1", drop_bad_rows=True).attrs[
+        "dropped_rows"] == []
+    with pytest.raises(ValueError, match="every row is bad"):
+        read_results(runs.assign(f1=np.nan), score="f1", drop_bad_rows=True)
