@@ -117,8 +117,9 @@ def _warn_if_ties(method: str, **samples: np.ndarray) -> None:
     """One RuntimeWarning naming the samples with ties, shown at the user's call."""
     tied = [name for name, x in samples.items() if (np.diff(x, axis=-1) == 0).any()]
     if tied and method != "dkw":
+        which = "" if tied == ["scores"] else f" (in {' and '.join(tied)})"
         warnings.warn(
-            f"{' and '.join(tied)} contain ties. The {method!r} band has exact "
+            f"scores contain ties{which}. The {method!r} band has exact "
             "coverage only for a continuous score distribution; with ties its "
             "coverage may differ from the confidence. method='dkw' holds for any "
             "distribution.", RuntimeWarning, stacklevel=3)

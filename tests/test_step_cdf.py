@@ -109,8 +109,9 @@ def test_compare_warns_about_ties_once_at_the_callers_line():
         evp.compare(tied, tied + 1, [1, 2])
         evp.tuning_curve_band(tied, [1, 2])
         evp.cdf_band(tied)
-    assert [str(w.message).split(" contain")[0] for w in caught] == [
-        "scores_a and scores_b", "scores", "scores"]
+    assert [str(w.message).split(".")[0] for w in caught] == [
+        "scores contain ties (in scores_a and scores_b)", "scores contain ties",
+        "scores contain ties"]
     assert {Path(w.filename).name for w in caught} == {"test_step_cdf.py"}
 
 
