@@ -251,6 +251,7 @@ def compare(args: argparse.Namespace) -> int:
     if args.a == args.b:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
                          "to compare")
+    args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out)
     ns = _budgets(args.ns)
     data = _results(args, args.group)
@@ -690,10 +691,11 @@ _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")
 
 
-def _speak_cli(message: str) -> str:
+def _speak_cli(message: str, names: dict | None = None) -> str:
     """A library message in the command line's words: ``estimator='v'`` →
     ``--estimator v``, ``drop_bad_rows=True`` → ``--drop-bad-rows``,
-    ``path_or_frame`` → ``RESULTS``."""
+    ``path_or_frame`` → ``RESULTS``; `names` maps other argument names to the
+    user's words (``scores_a`` → the first model's name)."""
 
     def option(match: re.Match) -> str:
         flag = _OPTIONS[match.group(1)]
@@ -713,6 +715,8 @@ def _speak_cli(message: str) -> str:
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
+    for name, words in (names or {}).items():
+        message = re.sub(rf"\b{re.escape(name)}\b", words, message)
     return message.replace("pass sep", "pass --sep")
 
 
@@ -727,13 +731,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             status = args.handler(args)
         except (UsageError, ValueError, OSError, ImportError) as error:
-            print(f"evp {args.command}: {_speak_cli(error)}", file=sys.stderr)
+            names = getattr(args, "names", None)
+            print(f"evp {args.command}: {_speak_cli(error, names)}",
+                  file=sys.stderr)
             status = 2
+    names = getattr(args, "names", None)
     # Each distinct warning once, on one line, without the library's file and line.
     shown = (RuntimeWarning, UserWarning)
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, shown)):
-        print(f"evp {args.command}: warning: {_speak_cli(message)}", file=sys.stderr)
+        print(f"evp {args.command}: warning: {_speak_cli(message, names)}",
+              file=sys.stderr)
     return status
 
 

@@ -383,6 +383,9 @@ def test_library_messages_speak_the_command_line():
     assert speak("x='cost' needs the cost column: pass cost=") == (
         "x='cost' needs the cost column: pass --cost")
     assert speak("path_or_frame: no such file") == "RESULTS: no such file"
+    assert (speak("ties (in scores_a and scores_b)", {"scores_a": "bert",
+                                                      "scores_b": "gpt"})
+            == "ties (in bert and gpt)")
 
 
 def test_every_option_has_help_and_its_default():
