@@ -363,7 +363,7 @@ def _band(ax, x, lower, estimate, upper, color, nudge: int = 0) -> list[str]:
 
 def _open_label(ax, sides: set) -> None:
     """Say once per panel what an open band edge means: in the corner it opens to."""
-    if not sides:
+    if not sides or any(t.get_gid() == OPEN_EDGE_LABEL for t in ax.texts):
         return
     side = "upper" if "upper" in sides else "lower"
     label = ax.text(0.985, 0.975 if side == "upper" else 0.025,
@@ -509,12 +509,19 @@ def plot_tuning_curves(
         limits = (low - pad - (4 * pad if open_down else 0),
                   high + pad + (4 * pad if open_up else 0))
         xs = table[position].to_numpy(dtype=float)
+        x_limits = (xs.min(), xs.max())
+        if ax is not None and (ax.get_lines() or ax.collections):
+            # Drawn over an earlier call (one model at a time): widen, never cut.
+            bottom, top = ax.get_ylim()
+            left, right = ax.get_xlim()
+            limits = (min(limits[0], bottom), max(limits[1], top))
+            x_limits = (min(x_limits[0], left), max(x_limits[1], right))
 
         for panel, own in zip(axes, owners, strict=True):
             panel.set_ylim(*limits)
             if logx:
                 panel.set_xscale("log")
-            panel.set_xlim(xs.min(), xs.max())
+            panel.set_xlim(*x_limits)
             if panels:
                 panel.set_title(own[0], color="0.15")
                 for other in models:
@@ -572,8 +579,14 @@ def plot_tuning_curves(
         else:
             axes[0].set_xlabel(xlabel)
             axes[0].set_ylabel(ylabel, labelpad=6)
+        shown = [(m, colors[m]) for m in models]
+        if ax is not None:  # with the models of earlier calls on this axes
+            earlier = [(label, line.get_color()) for line, label
+                       in zip(*ax.get_legend_handles_labels(), strict=True)
+                       if hasattr(line, "get_color") and label not in models]
+            shown = earlier + shown
         handles = _legend_handles(
-            [] if panels else [(m, colors[m]) for m in models],
+            [] if panels else shown,
             y=y, minimize=minimize, estimator=estimator, std=std, method=method,
             confidence=confidence)
         if ax is None:
@@ -585,9 +598,9 @@ def plot_tuning_curves(
                           ncols=min(len(handles), 3 if len(handles) > 4 else 4),
                           fontsize="small")
         elif hue is not None or method is not None:
+            # Inside the axes it was given: beside it may be another panel.
             ax.legend(handles=handles, title=hue, fontsize="small",
-                      title_fontsize="small", loc="upper left",
-                      bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+                      title_fontsize="small")
     if panels:
         return np.array(axes, dtype=object)
     return axes[0]

@@ -261,3 +261,19 @@ def test_set_theme_gives_other_figures_the_same_look():
         colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
         assert [to_hex(c) for c in colors[:3]] == [c.lower() for c in PALETTE[:3]]
         assert mpl.rcParams["axes.spines.top"] is False
+
+
+def test_one_model_at_a_time_on_the_same_axes_keeps_every_curve(results):
+    import matplotlib.pyplot as plt
+
+    ax = plt.figure().gca()
+    for model in ("cnn", "lr"):
+        plot_tuning_curves(results[results["model"] == model], y="accuracy",
+                           hue="model", ax=ax, palette=["C0"])
+    bottom, top = ax.get_ylim()
+    for line in ax.get_lines():
+        y = np.asarray(line.get_ydata(), dtype=float)
+        assert bottom <= y.min() and y.max() <= top
+    assert ax.get_xlim()[1] >= 20
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[:2] == ["cnn", "lr"]
