@@ -15,6 +15,7 @@ rounds of random hyperparameter search, and how sure can we be?
 """
 
 from evp import datasets
+from evp import parametric as parametric
 from evp.bands import (
     CDFBand,
     Comparison,
