@@ -11,6 +11,13 @@ folder named by the environment variable ``EVP_DATA_DIR``.
   repository ``nicholaslourie/opda``, folder ``data/deberta/``, commit
   ``ec685e83c92293151b3cffe5458477ec0b1a47c3``. Licence: CC BY-SA 4.0 (© 2023
   Nicholas Lourie). Cite Lourie, Cho and He (2024).
+* **AlexNet and ConvNeXt-Tiny on ImageNet** (:func:`load_alexnet`,
+  :func:`load_convnext`). 512 rounds of random search each over seven training
+  hyperparameters, with per-epoch learning curves (top-1, top-5, training loss,
+  seconds). Source: repository ``nicholaslourie/opda``, folders ``data/alexnet/``
+  and ``data/convnext/``, commit ``9529a34b7715e0b32920f630c1f7f7ff6f891060``
+  (release 0.8.0). Licence: CC BY-SA 4.0. Cite Lourie, He and Cho (2025),
+  Hyperparameter Loss Surfaces Are Simple Near their Optima, COLM.
 * **MLP and LSTM F1 on Reuters** (:func:`load_reuters`). Development-set F1 of
   repeated runs of two Hedwig models, used by Tang et al. (2020) and by the
   bootstrap analyses of Lourie, Cho and He (2024). Source: repository
@@ -82,6 +89,8 @@ __all__ = [
     "SST5_SPLITS",
     "DatasetError",
     "Source",
+    "load_alexnet",
+    "load_convnext",
     "load_deberta",
     "load_reuters",
     "load_search",
@@ -95,9 +104,13 @@ CACHE_DIR_VARIABLE = "EVP_CACHE_DIR"
 
 OPDA_COMMIT = "ec685e83c92293151b3cffe5458477ec0b1a47c3"
 MEANMAX_COMMIT = "0ea124105eda04a00677c077b591a94c2e2b2936"
+VISION_COMMIT = "9529a34b7715e0b32920f630c1f7f7ff6f891060"  # opda release 0.8.0
 
 _OPDA_URL = (
     f"https://raw.githubusercontent.com/nicholaslourie/opda/{OPDA_COMMIT}/data/deberta/"
+)
+_VISION_URL = (
+    f"https://raw.githubusercontent.com/nicholaslourie/opda/{VISION_COMMIT}/data/"
 )
 _MEANMAX_URL = (
     f"https://raw.githubusercontent.com/castorini/meanmax/{MEANMAX_COMMIT}/data/"
@@ -160,6 +173,16 @@ _REGISTRY: dict[str, Source] = dict([
         "a9d4c271e12f757be26f1c131f7f74c82546729a47efd107012f9619282af2af",
     ),
     _source("sst5/trainDevTestTrees_PTB.zip", _SST_URL, None),
+    _source(
+        "alexnet/alexnet_tuning.results.jsonl",
+        _VISION_URL + "alexnet/alexnet_tuning.results.jsonl",
+        "05477f1b081650daea8c66f7b7b02f885f4dae2915e7f6ad3ebd1f9d5f38822b",
+    ),
+    _source(
+        "convnext/convnext-tiny_tuning.results.jsonl",
+        _VISION_URL + "convnext/convnext-tiny_tuning.results.jsonl",
+        "58e9c5956c4309145cd95bccee2ab8b7de6ac6bd9e076519fd75619097cc9bfc",
+    ),
 ])
 
 #: The registered files, by their path inside the mirror and cache folders.
@@ -437,6 +460,93 @@ def load_deberta(model=None) -> pd.DataFrame:
         source = _REGISTRY[_DEBERTA_FILES[name]]
         frames.append(_read_deberta(_fetch(source), name, source.name))
     return pd.concat(frames, ignore_index=True)
+
+
+# ------------------------------------------------------------ AlexNet, ConvNeXt
+
+_VISION_HYPERPARAMETERS = ("epochs", "batch_size", "lr", "lr_peak_epoch",
+                           "momentum", "weight_decay", "label_smoothing")
+
+
+def _read_vision(path: Path, model: str, name: str) -> pd.DataFrame:
+    rows = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                row = {"model": model, "iteration": int(record["iteration"])}
+                row.update({key: record[key] for key in _VISION_HYPERPARAMETERS})
+                row["nan_train_loss"] = bool(record["nan_train_loss"])
+                curve = record["learning_curve"]
+                row["evaluations"] = len(curve)
+                top_1 = [float(epoch["top_1"]) for epoch in curve]
+                top_5 = [float(epoch["top_5"]) for epoch in curve]
+                row["best_top_1"] = max(top_1, default=0.0)
+                row["best_top_5"] = max(top_5, default=0.0)
+                row["final_top_1"] = top_1[-1] if curve else 0.0
+                row["seconds"] = float(curve[-1]["time"]) if curve else np.nan
+            except (ValueError, KeyError, TypeError) as exc:
+                raise _malformed(name, path, f"line {number}: {_reason(exc)}") from None
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+_VISION_DOC = """{title} on ImageNet: 512 rounds of random search (Lourie et al. 2025).
+
+    Returns
+    -------
+    pandas.DataFrame
+        512 rows in file order, with columns
+
+        * ``model`` — ``"{model}"``;
+        * ``iteration`` — the round of random search, 1 … 512;
+        * the sampled hyperparameters ``epochs``, ``batch_size``, ``lr``,
+          ``lr_peak_epoch``, ``momentum``, ``weight_decay``, ``label_smoothing``;
+        * ``nan_train_loss`` — the training loss became NaN;
+        * ``evaluations`` — epochs evaluated (0 when training diverged before the
+          first evaluation);
+        * ``best_top_1``, ``best_top_5`` — the best accuracy along the learning
+          curve, even where the loss later became NaN, and 0 where the curve is
+          empty: the score of opda's analyses;
+        * ``final_top_1`` — the top-1 accuracy at the last evaluation (0 when
+          none);
+        * ``seconds`` — training time, the last ``time`` of the curve (seconds
+          since the start of training; NaN where the curve is empty): a cost
+          column for budgets in GPU hours.
+
+    Raises
+    ------
+    DatasetError
+        The file cannot be downloaded or found in ``EVP_DATA_DIR`` (as
+        ``{name}``), or its SHA-256 differs from the registered one.
+
+    Notes
+    -----
+    {facts}
+    """
+
+
+def load_alexnet() -> pd.DataFrame:
+    source = _REGISTRY["alexnet/alexnet_tuning.results.jsonl"]
+    return _read_vision(_fetch(source), "alexnet", source.name)
+
+
+def load_convnext() -> pd.DataFrame:
+    source = _REGISTRY["convnext/convnext-tiny_tuning.results.jsonl"]
+    return _read_vision(_fetch(source), "convnext-tiny", source.name)
+
+
+load_alexnet.__doc__ = _VISION_DOC.format(
+    title="AlexNet", model="alexnet", name="alexnet/alexnet_tuning.results.jsonl",
+    facts="49 rounds diverged before the first evaluation and 147 had a NaN "
+          "training loss; the best top-1 accuracy is 0.58558.")
+load_convnext.__doc__ = _VISION_DOC.format(
+    title="ConvNeXt-Tiny", model="convnext-tiny",
+    name="convnext/convnext-tiny_tuning.results.jsonl",
+    facts="71 rounds diverged before the first evaluation and 224 had a NaN "
+          "training loss; the best top-1 accuracy is 0.74888.")
 
 
 # ------------------------------------------------------------------------ Reuters
