@@ -28,7 +28,14 @@ reproduce: $(VENV)/.notebooks
 ## test: lint, unit and property tests and the docstrings' examples, then nbval over
 ## the executed notebooks
 # (the nbgrader assignments are graded by nbgrader itself in tests/test_assignments.py)
+# The report's browser test renders a page in Debian's Chromium: installed here when
+# missing and possible (as root), else that test is skipped and says why.
+APT_CHROMIUM := apt-get install -y -qq --no-install-recommends chromium
 test: $(VENV)/.dev
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+		{ $(APT_CHROMIUM) || { apt-get update -qq && $(APT_CHROMIUM); }; } \
+		>/dev/null 2>&1; } || echo "chromium could not be installed: the report's \
+	browser test will be skipped"
 	$(BIN)/ruff check evp tests benchmarks
 	$(BIN)/python -m pytest --doctest-modules tests evp
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \

@@ -295,6 +295,27 @@ def compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def report(args: argparse.Namespace) -> int:
+    from evp.report import build_report
+
+    out = Path(args.out)
+    if out.suffix.lower() not in (".html", ".htm", ".md", ".markdown"):
+        raise UsageError(f"--out must end in .html or .md, got {args.out!r}")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out: no folder {str(out.parent)!r}; create it first")
+    data = _results(args, args.group)
+    models = None if args.models is None else [
+        m.strip() for m in args.models.split(",") if m.strip()]
+    built = build_report(data, models=models, minimize=args.minimize,
+                         target=args.target, confidence=args.confidence,
+                         method=args.method, strategy=args.strategy,
+                         title=args.title)
+    for note in built.notes[1:]:
+        print(f"note: {note}")
+    print(f"wrote {built.save(out)}")
+    return 0
+
+
 def reproduce(args: argparse.Namespace) -> int:
     from evp.notebook import NotebookFailed, execute, replace_if_changed
 
@@ -596,6 +617,47 @@ def build_parser() -> argparse.ArgumentParser:
     two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density",
                      help="CDF band the tuning-curve bands are made from")
     two.set_defaults(handler=compare)
+
+    paper = commands.add_parser(
+        "report", help="a report for a paper's appendix (HTML or Markdown)",
+        usage="evp report RESULTS --score COL [--group COL] --out FILE [options]",
+        description="The reporting checklist of Dodge et al. (2019, Text Box 1) "
+                    "filled in from the results (what a file cannot tell is marked "
+                    "'to fill in'), then the expected best score with ±1 std, the "
+                    "median tuning-curve bands, the verdicts between every pair of "
+                    "models in both directions, and the budget to reach a target.")
+    paper.add_argument("results", metavar="RESULTS",
+                       help="search results, one row per round (as for evp curve)")
+    paper.add_argument("--score", required=True, metavar="COL",
+                       help="column of validation scores (required)")
+    paper.add_argument("--group", metavar="COL",
+                       help="column naming the model (default: one model)")
+    paper.add_argument("--models", metavar="A,B,...",
+                       help="the models to report, in this order (default: all)")
+    paper.add_argument("--minimize", action="store_true",
+                       help="scores are losses: lower is better")
+    paper.add_argument("--cost", metavar="COL",
+                       help="column of each round's cost, e.g. training seconds "
+                            "(default: none; the checklist's training duration is "
+                            "then to fill in)")
+    paper.add_argument("--target", type=float, metavar="SCORE",
+                       help="the score whose budget to report (default: the "
+                            "weakest model's expected best after all its rounds)")
+    paper.add_argument("--confidence", type=float, default=0.8, metavar="LEVEL",
+                       help="confidence of the bands and verdicts")
+    paper.add_argument("--method", choices=BAND_METHODS,
+                       default="ld_highest_density",
+                       help="CDF band the tuning-curve bands are made from")
+    paper.add_argument("--strategy", metavar="TEXT",
+                       help="how hyperparameters were chosen, e.g. 'random search' "
+                            "(default: as recorded in the results, else to fill in)")
+    paper.add_argument("--title", metavar="TEXT",
+                       help="the report's title (default: named after the score)")
+    paper.add_argument("--out", required=True, metavar="FILE",
+                       help="report.html (one self-contained page) or report.md "
+                            "(with its figures in a folder beside it)")
+    _input_options(paper)
+    paper.set_defaults(handler=report)
 
     hunt = commands.add_parser(
         "search", help="run (or resume) a random hyperparameter search",

@@ -1018,6 +1018,7 @@ def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
     if cost is not None:
         tidy["cost"] = _numbers(frame, cost)
     tidy = pd.concat([tidy, frame[rest]], axis=1)
+    tidy.attrs.update(frame.attrs)  # what a reader recorded, e.g. the strategy
     tidy.attrs["columns"] = {"score": score, "group": group, "cost": cost}
     tidy.attrs["dropped_rows"] = dropped
     return tidy
@@ -1155,4 +1156,7 @@ def load_search(path) -> pd.DataFrame:
         frames.append(frame.sort_values("trial", kind="stable"))
     trials = pd.concat(frames, ignore_index=True)
     order = ["model", "trial", "accuracy"]
-    return trials[order + [c for c in trials.columns if c not in order]]
+    trials = trials[order + [c for c in trials.columns if c not in order]]
+    trials.attrs["strategy"] = ("random search (evp search: independent draws from "
+                                "each model's search space)")
+    return trials

@@ -1,0 +1,387 @@
+r"""A report of a hyperparameter search for a paper's appendix: the checklist of Dodge
+et al. (2019, Text Box 1) filled in from the results, then the tuning curves, the
+bands, the verdicts and the budgets, as one HTML page or as Markdown.
+
+What a results file cannot tell (the data splits, the code, the test scores) is
+listed as "to fill in", so the checklist is complete and honest about its gaps.
+
+References
+----------
+Dodge, Gururangan, Card, Schwartz and Smith (2019). Show Your Work: Improved
+Reporting of Experimental Results. EMNLP. §5 and Text Box 1.
+
+Dodge, Gururangan, Card, Schwartz and Smith (2021). Expected Validation Performance
+and Estimation of a Random Variable's Maximum. Findings of EMNLP. Tables 2-3.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Report", "build_report"]
+
+TO_FILL = "to fill in"
+
+# Column prefixes under which search tools record the hyperparameters.
+_CONFIG_PREFIXES = ("config.", "params.", "params_", "hparams.", "hyperparameters.")
+# Columns that describe a round but are not hyperparameters.
+_BOOKKEEPING = {"trial", "trial_id", "number", "seed", "task", "epochs", "best_epoch",
+                "status", "state", "regime", "timestamp", "date", "datetime_start",
+                "datetime_complete", "duration", "iteration", "done"}
+_INFRASTRUCTURE = ("device", "regime", "hardware", "gpu", "cpu", "hostname", "node_ip")
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """A filled-in checklist with its figures and tables; save it as .html or .md.
+
+    Attributes
+    ----------
+    title : str
+    checklist : pandas.DataFrame
+        One row per checklist item, one column per model.
+    sections : list of (str, object)
+        The body in order: (heading, content) with content a DataFrame, a list
+        of sentences, or the name of a figure in `figures`.
+    figures : dict of str to bytes
+        PNG images by name.
+    notes : list of str
+    """
+
+    title: str
+    checklist: pd.DataFrame
+    sections: list = field(default_factory=list)
+    figures: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return (f"Report({self.title!r}, {self.checklist.shape[1] - 1} model(s), "
+                f"{len(self.sections)} sections, {len(self.figures)} figures)")
+
+    def to_html(self) -> str:
+        """One self-contained page: figures embedded, no scripts, no links out."""
+        parts = [f"<h1>{html.escape(self.title)}</h1>"]
+        parts += [f"<p class='note'>{html.escape(note)}</p>" for note in self.notes]
+        parts += ["<h2>Reporting checklist</h2>", _html_table(self.checklist)]
+        for heading, content in self.sections:
+            parts.append(f"<h2>{html.escape(heading)}</h2>")
+            if isinstance(content, pd.DataFrame):
+                parts.append(_html_table(content))
+            elif isinstance(content, str):
+                data = base64.b64encode(self.figures[content]).decode()
+                parts.append(f"<figure><img alt='{html.escape(heading)}' "
+                             f"src='data:image/png;base64,{data}'></figure>")
+            else:
+                parts.append("<ul>" + "".join(f"<li>{html.escape(s)}</li>"
+                                              for s in content) + "</ul>")
+        return _PAGE.format(title=html.escape(self.title), body="\n".join(parts))
+
+    def to_markdown(self, figures_folder: str = "figures") -> str:
+        """The same content as Markdown; figures are linked as
+        ``figures_folder/NAME.png`` (:meth:`save` writes them there)."""
+        parts = [f"# {self.title}", *(f"> {note}" for note in self.notes),
+                 "## Reporting checklist", _markdown_table(self.checklist)]
+        for heading, content in self.sections:
+            parts.append(f"## {heading}")
+            if isinstance(content, pd.DataFrame):
+                parts.append(_markdown_table(content))
+            elif isinstance(content, str):
+                parts.append(f"![{heading}]({figures_folder}/{content}.png)")
+            else:
+                parts.append("\n".join(f"- {sentence}" for sentence in content))
+        return "\n\n".join(parts) + "\n"
+
+    def save(self, path) -> Path:
+        """Write ``.html`` (one file) or ``.md`` (with a ``NAME-figures`` folder
+        beside it); return the path."""
+        path = Path(path)
+        if path.suffix.lower() in (".html", ".htm"):
+            path.write_text(self.to_html(), encoding="utf-8")
+        elif path.suffix.lower() in (".md", ".markdown"):
+            folder = path.with_name(path.stem + "-figures")
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, png in self.figures.items():
+                (folder / f"{name}.png").write_bytes(png)
+            path.write_text(self.to_markdown(folder.name), encoding="utf-8")
+        else:
+            raise ValueError(f"out must end in .html or .md, got {str(path)!r}")
+        return path
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto;
+        padding: 0 1rem; color: #222; line-height: 1.4; }}
+table {{ border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left;
+          vertical-align: top; }}
+th {{ background: #f3f3f3; }}
+td.fill {{ color: #a33; font-style: italic; }}
+img {{ max-width: 100%; }}
+.note {{ color: #555; }}
+</style></head>
+<body>
+{body}
+</body></html>
+"""
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for row in frame.itertuples(index=False):
+        cells = "".join(
+            f"<td class='fill'>{TO_FILL}</td>" if value == TO_FILL
+            else f"<td>{html.escape(_text(value))}</td>" for value in row)
+        rows.append(f"<tr>{cells}</tr>")
+    return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}"
+            "</tbody></table>")
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    def cell(value) -> str:
+        return _text(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
+             "|" + "---|" * frame.shape[1]]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _text(value) -> str:
+    if isinstance(value, float | np.floating):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _hyperparameters(frame: pd.DataFrame) -> dict[str, str]:
+    """Hyperparameter columns (as recorded) and their short names."""
+    named = [c for c in frame.columns if str(c).startswith(_CONFIG_PREFIXES)]
+    if not named:
+        named = [c for c in frame.columns[3:] if str(c) not in _BOOKKEEPING
+                 and not str(c).startswith("versions.")
+                 and str(c) not in _INFRASTRUCTURE]
+    short = {}
+    for column in named:
+        name = str(column)
+        for prefix in _CONFIG_PREFIXES:
+            name = name.removeprefix(prefix)
+        short[column] = name
+    return short
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _space(rounds: pd.DataFrame, hyper: dict) -> str:
+    """Each hyperparameter's observed range (numbers) or set (anything else)."""
+    lines = []
+    for column, name in hyper.items():
+        values = rounds[column].dropna()
+        if values.empty:
+            continue
+        numeric = pd.to_numeric(values, errors="coerce")
+        if numeric.notna().all() and not values.map(_is_bool).any():
+            if numeric.nunique() <= 6 and (numeric == numeric.round()).all():
+                levels = ", ".join(f"{v:g}" for v in sorted(set(numeric)))
+                lines.append(f"{name} ∈ {{{levels}}}")
+            else:
+                lines.append(f"{name}: {numeric.min():.4g} – {numeric.max():.4g}")
+        else:
+            seen = sorted(map(str, set(values.map(str))))
+            shown = ", ".join(seen[:8]) + (f", … ({len(seen)} values)"
+                                          if len(seen) > 8 else "")
+            lines.append(f"{name} ∈ {{{shown}}}")
+    return "; ".join(lines) or TO_FILL
+
+
+def _recorded(rounds: pd.DataFrame, columns) -> str:
+    found = []
+    for column in columns:
+        values = rounds[column].dropna().astype(str).unique()
+        if len(values):
+            label = str(column).removeprefix("versions.")
+            found.append(f"{label} {', '.join(sorted(values))}")
+    return "; ".join(found) or TO_FILL
+
+
+def build_report(results, *, models=None, minimize: bool = False,
+                 target: float | None = None, confidence: float = 0.8,
+                 method: str = "ld_highest_density", strategy: str | None = None,
+                 title: str | None = None) -> Report:
+    r"""Fill in the reporting checklist and draw the curves for a search's results.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        As :func:`evp.datasets.read_results` returns it (``score``, optional
+        ``group`` and ``cost`` columns, the rest as recorded).
+    models : sequence of str, optional
+        The models to report, in order; default all.
+    minimize : bool, default False
+        The score is a loss.
+    target : float, optional
+        The score whose budget to report. Default: the weakest model's expected
+        best score after all its rounds, which every model reaches.
+    confidence : float, default 0.8
+        Of the median tuning-curve bands and the verdicts.
+    method : str, default "ld_highest_density"
+        The CDF band (see :func:`evp.cdf_band`).
+    strategy : str, optional
+        How hyperparameters were chosen (e.g. "random search, 50 trials per
+        model"); default ``results.attrs["strategy"]`` when a reader recorded it,
+        else "to fill in".
+    title : str, optional
+
+    Returns
+    -------
+    Report
+    """
+    from evp.datasets import scores_by_model
+    from evp.plot import cost_unit
+
+    if not isinstance(results, pd.DataFrame) or "score" not in results.columns:
+        raise ValueError("results must be a frame from evp.datasets.read_results "
+                         "(with a 'score' column)")
+    names = {"score": "score", "group": None, "cost": None,
+             **results.attrs.get("columns", {})}
+    has_group = "group" in results.columns
+    has_cost = "cost" in results.columns
+    scores = scores_by_model(results, models, group="group" if has_group else None)
+    rounds = {m: (results[results["group"].astype(str) == m] if has_group
+                  else results) for m in scores}
+    hyper = _hyperparameters(results)
+    versions = [c for c in results.columns if str(c).startswith("versions.")]
+    infrastructure = [c for c in results.columns if str(c) in _INFRASTRUCTURE]
+    score_name = names["score"] or "score"
+    strategy = strategy or results.attrs.get("strategy") or TO_FILL
+
+    rows = {}
+    for model, frame in rounds.items():
+        values = frame["score"].to_numpy(dtype=float)
+        best = frame.iloc[int(np.argmin(values) if minimize else np.argmax(values))]
+        assignment = "; ".join(f"{name} = {_text(best[column])}"
+                               for column, name in hyper.items()
+                               if not _missing(best[column])) or TO_FILL
+        duration = TO_FILL
+        if has_cost:
+            cost = frame["cost"].to_numpy(dtype=float)
+            column = names["cost"] or "cost"
+            unit = cost_unit(column)
+            duration = (f"{column}: mean {cost.mean():.4g}, total {cost.sum():.4g}"
+                        + (f" {unit}" if unit else ""))
+        rows[model] = [
+            str(len(frame)), strategy,
+            f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
+            "validation data",
+            _space(frame, hyper), assignment, _text(best["score"]),
+            "the expected best score and its ±1 std below",
+            duration, _recorded(frame, infrastructure), _recorded(frame, versions),
+            TO_FILL, TO_FILL, TO_FILL,
+        ]
+    items = ["Number of search trials", "Search strategy",
+             "Criterion to choose among them", "Search space (observed)",
+             "Best hyperparameter assignment", f"Best validation {score_name}",
+             "Expected validation performance", "Training duration",
+             "Computing infrastructure", "Library versions",
+             "Train / validation / test splits", "Test performance of the best model",
+             "Link to the code"]
+    checklist = pd.DataFrame({"item": items, **rows})
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sections, figures = _body(results, scores, rounds, score_name, minimize,
+                                  target, confidence, method, has_cost)
+    notes = [f"{sum(len(s) for s in scores.values())} rounds of {len(scores)} "
+             f"model(s); score: {score_name}"
+             + (" (a loss: lower is better)" if minimize else "")]
+    # Each warning once, as a note on the page (a tie warning per pair would
+    # otherwise repeat itself).
+    if any("contain ties" in str(w.message) for w in caught):
+        notes.append("Some scores tie: the bands' coverage is exact for continuous "
+                     "scores and approximate with ties.")
+    notes += list(dict.fromkeys(str(w.message) for w in caught
+                                if "contain ties" not in str(w.message)))
+    return Report(title=title or f"Hyperparameter search report: {score_name}",
+                  checklist=checklist, sections=sections, figures=figures,
+                  notes=notes)
+
+
+def _body(results, scores, rounds, score_name, minimize, target, confidence,
+          method, has_cost):
+    """The sections after the checklist, and their figures."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from evp.bands import compare
+    from evp.cli import readable_budgets
+    from evp.estimators import budget_to_reach, expected_max
+    from evp.plot import plot_tuning_curves, score_label, theme
+
+    plot_data = results.rename(columns={"score": score_name})
+    hue = "group" if "group" in results.columns else None
+    figures, sections = {}, []
+    with matplotlib.rc_context(theme()):
+        for name, options in (("curves", {"std": True}),
+                              ("bands", {"std": False, "method": method,
+                                         "confidence": confidence})):
+            axes = plot_tuning_curves(plot_data, y=score_name, hue=hue,
+                                      minimize=minimize, **options)
+            figure = np.ravel(axes)[0].figure
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+            plt.close(figure)
+            figures[name] = buffer.getvalue()
+    label = score_label(score_name, minimize)
+    sections.append((f"{label[0].upper()}{label[1:]} (V) ± 1 std", "curves"))
+    sections.append((f"Median tuning curves with {confidence:.0%} confidence bands",
+                     "bands"))
+
+    # Verdicts: every pair, both directions, at readable budgets; one column per
+    # pair naming the model with evidence in its favour.
+    ns = readable_budgets(max(len(s) for s in scores.values()))
+    sentences, table = [], pd.DataFrame({"n": ns})
+    for a, b in itertools.combinations(scores, 2):
+        comparison = compare(scores[a], scores[b], ns, confidence, method=method,
+                             minimize=minimize)
+        sentences += [f"{a} vs {b}, {s}" for s in comparison.describe((a, b))]
+        table[f"{a} vs {b}"] = [f"{strength}: {winner}" if winner else "none"
+                                for winner, strength in zip(
+                                    comparison.winner((a, b)),
+                                    comparison.strength(), strict=True)]
+    if sentences:
+        sections.append(("Verdicts (Lourie, Cho and He 2024, §2)", sentences))
+        sections.append(("Evidence by budget (the model it favours)", table))
+
+    if target is None:  # the weakest model's expected best after all its rounds
+        ends = [expected_max(v, len(v), minimize=minimize) for v in scores.values()]
+        target = max(ends) if minimize else min(ends)
+    budget_rows = []
+    for model, values in scores.items():
+        costs = rounds[model]["cost"].to_numpy(dtype=float) if has_cost else None
+        budget = budget_to_reach(values, target, cost=costs, minimize=minimize)
+        row = {"model": model, "rounds run": len(values),
+               "trials (expected)": "more than were run" if budget is None
+               else int(budget)}
+        if has_cost:
+            row["cost (expected)"] = "" if budget is None else budget.expected_cost
+        budget_rows.append(row)
+    sections.append((f"Budget to reach {score_name} {'≤' if minimize else '≥'} "
+                     f"{target:.4g} in expectation", pd.DataFrame(budget_rows)))
+    return sections, figures

@@ -1,0 +1,204 @@
+"""evp report: the checklist filled in from the results, the same content as HTML and
+Markdown, the command line, and the page as a real browser renders it."""
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from user_results import write_search_results
+
+from evp.datasets import read_results
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.needs("matplotlib", "seaborn")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    return write_search_results(tmp_path_factory.mktemp("results"))
+
+
+@pytest.fixture(scope="module")
+def losses_report(files):
+    from evp.report import build_report
+
+    results = read_results(files["losses"][0], score="val_loss", group="optimizer",
+                           cost="train_time")
+    return build_report(results, minimize=True)
+
+
+def row(report, item):
+    table = report.checklist.set_index("item")
+    matches = [i for i in table.index if i.startswith(item)]
+    assert len(matches) == 1, (item, list(table.index))
+    return table.loc[matches[0]]
+
+
+def test_the_checklist_is_filled_in_from_the_file(files, losses_report):
+    raw = pd.read_json(files["losses"][0], lines=True)
+    counts = raw["optimizer"].value_counts()
+    assert list(losses_report.checklist.columns) == ["item", "adam", "sgd", "lion"]
+    trials = row(losses_report, "Number of search trials")
+    assert {m: int(trials[m]) for m in counts.index} == counts.to_dict()
+    best = row(losses_report, "Best validation val_loss")
+    for model, group in raw.groupby("optimizer"):
+        assert float(best[model]) == pytest.approx(group["val_loss"].min(), rel=1e-3)
+        lrs = [c["lr"] for c in group["config"]]
+        space = row(losses_report, "Search space")[model]
+        assert f"lr: {min(lrs):.4g} – {max(lrs):.4g}" in space
+        winner = group.loc[group["val_loss"].idxmin(), "config"]
+        assert f"warmup = {winner['warmup']}" in row(
+            losses_report, "Best hyperparameter assignment")[model]
+        duration = row(losses_report, "Training duration")[model]
+        assert f"mean {group['train_time'].mean():.4g}" in duration
+        assert f"total {group['train_time'].sum():.4g}" in duration
+    for unknown in ("Search strategy", "Train / validation / test splits",
+                    "Link to the code", "Computing infrastructure",
+                    "Library versions"):
+        assert set(row(losses_report, unknown)) == {"to fill in"}
+    assert "lowest" in row(losses_report, "Criterion")["adam"]
+
+
+def test_what_a_search_recorded_is_reported():
+    from evp.report import build_report
+
+    results = read_results(ROOT / "data" / "sst5", score="accuracy", group="model",
+                           cost="seconds")
+    report = build_report(results, models=["lr", "lboe"])
+    assert "random search" in row(report, "Search strategy")["lr"]
+    versions = row(report, "Library versions")["lboe"]
+    record = json.loads((ROOT / "data/sst5/lboe.jsonl").open().readline())
+    for library, version in record["versions"].items():
+        assert f"{library} {version}" in versions
+    assert "penalty ∈ {l1, l2}" in row(report, "Search space")["lr"]
+    assert "penalty" not in row(report, "Search space")["lboe"]
+
+
+def expected_lowest(losses, n):
+    """E[min of n draws with replacement], written out from the order statistics."""
+    x, size = np.sort(losses), len(losses)
+    i = np.arange(1, size + 1)
+    return float(x @ ((1 - (i - 1) / size) ** n - (1 - i / size) ** n))
+
+
+def test_budget_to_reach_the_default_target(files, losses_report):
+    raw = pd.read_json(files["losses"][0], lines=True)
+    heading, table = next(s for s in losses_report.sections
+                          if s[0].startswith("Budget to reach"))
+    table = table.set_index("model")
+    groups = dict(list(raw.groupby("optimizer")))
+    ends = {m: expected_lowest(g["val_loss"], len(g)) for m, g in groups.items()}
+    target = max(ends.values())  # the weakest model, after all its rounds
+    assert f"≤ {target:.4g} in expectation" in heading
+    for model, group in groups.items():
+        curve = [expected_lowest(group["val_loss"], n)
+                 for n in range(1, len(group) + 1)]
+        n = 1 + next(j for j, v in enumerate(curve) if v <= target + 1e-12)
+        assert table.loc[model, "trials (expected)"] == n
+        assert table.loc[model, "cost (expected)"] == pytest.approx(
+            n * group["train_time"].mean())
+    weakest = max(ends, key=ends.get)
+    assert table.loc[weakest, "trials (expected)"] == len(groups[weakest])
+
+
+def test_html_is_one_self_contained_page_with_every_figure(losses_report):
+    page = losses_report.to_html()
+    images = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
+    assert len(images) == len(losses_report.figures) == 2
+    for data in images:
+        assert base64.b64decode(data).startswith(b"\x89PNG")
+    assert not re.search(r"(src|href)=['\"]?https?:", page)
+    assert "<script" not in page
+    assert page.count("to fill in") >= 5 * 3
+
+
+def test_markdown_has_the_same_content_and_its_figures(losses_report, tmp_path):
+    path = losses_report.save(tmp_path / "appendix.md")
+    text = path.read_text()
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert len(links) == 2
+    for link in links:
+        assert (tmp_path / link).read_bytes().startswith(b"\x89PNG")
+    html_headings = re.findall(r"<h2>([^<]+)</h2>", losses_report.to_html())
+    md_headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert [h.replace("&#x27;", "'") for h in html_headings] == md_headings
+    assert "| Number of search trials | 50 | 70 | 40 |" in text
+
+
+def evp(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "evp.cli", *args], cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def test_the_command_writes_html_and_refuses_other_formats(files, tmp_path):
+    path, _ = files["five-models-percent"]
+    done = evp("report", str(path), "--score", "f1_pct", "--group", "system",
+               "--out", "appendix.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "wrote appendix.html" in done.stdout
+    page = (tmp_path / "appendix.html").read_text()
+    for model in ("svm", "forest", "boosting", "mlp", "knn"):
+        assert f"<th>{model}</th>" in page
+    assert page.count("<th>svm vs ") == 4  # one column per pair
+    done = evp("report", str(path), "--score", "f1_pct", "--group", "system",
+               "--out", "appendix.pdf", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "evp report: --out must end in .html or .md, got 'appendix.pdf'"]
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def render(page: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+         "--enable-logging=stderr", f"--user-data-dir={tmp_path / 'profile'}",
+         *extra, page.as_uri()],
+        capture_output=True, text=True, timeout=120)
+
+
+def console(done: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+
+
+@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium (make test "
+                    "installs it with apt-get where it can; it could not here)")
+def test_a_browser_renders_the_page_with_every_figure_and_no_errors(
+        losses_report, tmp_path):
+    page = losses_report.save(tmp_path / "report.html")
+    # A copy that reports each image's rendered size on the console.
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", (
+        "<script>window.onload = () => console.log('images ' + "
+        "[...document.images].map(i => i.naturalWidth + 'x' + i.naturalHeight)"
+        ".join(' '));</script></body>")))
+    shot = tmp_path / "report.png"
+    done = render(page, tmp_path, "--window-size=1100,2600",
+                  f"--screenshot={shot}")
+    assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 50_000
+    assert console(done) == []
+    dom = render(page, tmp_path, "--dump-dom").stdout
+    assert "Reporting checklist" in dom and "Number of search trials" in dom
+    sizes = " ".join(console(render(probe, tmp_path, "--dump-dom")))
+    widths = re.findall(r"(\d+)x(\d+)", sizes.split("images", 1)[1])
+    assert len(widths) == 2 and all(int(w) > 300 and int(h) > 200
+                                    for w, h in widths)
+    print(f"screenshot: {shot}")
+
+
+@pytest.mark.skipif(chromium() is None, reason="needs Debian's chromium")
+def test_the_browser_check_sees_console_errors(tmp_path):
+    # The control: a page with a script error must be caught by the same check.
+    page = tmp_path / "broken.html"
+    page.write_text("<html><body><script>noSuchFunction();</script></body></html>")
+    assert any("ReferenceError" in line for line in console(
+        render(page, tmp_path, "--dump-dom")))
