@@ -52,7 +52,7 @@ lab: $(VENV)/.notebooks
 ## lock: re-resolve requirements/lock.txt (needs network; pip-tools installed on the fly)
 lock: $(BIN)/python
 	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra dev --strip-extras --allow-unsafe \
+	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra parquet --extra dev --strip-extras --allow-unsafe \
 		--no-emit-index-url --no-emit-find-links --no-header \
 		-o $(LOCK) pyproject.toml requirements/build.in
 

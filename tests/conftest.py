@@ -21,6 +21,7 @@ EXTRAS = {
     "sklearn": "search",
     "torch": "search",
     "nbgrader": "classroom",
+    "pyarrow": "parquet",
     "opda": "dev",
     "yaml": "dev",
 }

@@ -343,8 +343,8 @@ def test_semicolons_and_decimal_commas_are_sniffed(tmp_path, capsys):
     assert "pass --sep ';'" in err and "sep=" not in err
 
 
+@pytest.mark.needs("pyarrow")
 def test_parquet_is_read(results_csv, tmp_path, capsys):
-    pytest.importorskip("pyarrow")
     path, frame = results_csv
     parquet = tmp_path / "results.parquet"
     frame.to_parquet(parquet)

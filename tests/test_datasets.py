@@ -696,8 +696,8 @@ def test_read_results_takes_sep_and_decimal(runs, tmp_path):
         read_results(path, score="f1", sep=",", decimal=",")
 
 
+@pytest.mark.needs("pyarrow")
 def test_read_results_reads_parquet(runs, tmp_path, monkeypatch):
-    pytest.importorskip("pyarrow")
     path = tmp_path / "runs.parquet"
     runs.to_parquet(path)
     got = read_results(path, score="f1", group="model", cost="seconds")
