@@ -288,7 +288,9 @@ class QuadraticDistribution:
         \text{mean: } b - (b - a)\,
         \frac{\Gamma(k + 1)\,\Gamma(1 + 2/c)}{\Gamma(k + 1 + 2/c)} ,
 
-    computed with log-gamma, so that large budgets do not overflow.
+    computed as a ratio by ``scipy.special.poch``, which neither overflows nor
+    cancels at large budgets (a difference of log-gammas loses three digits at
+    :math:`k = 10^{12}`).
 
     References
     ----------
@@ -494,13 +496,14 @@ class QuadraticDistribution:
         minimize : bool, optional
             Default: ``self.convex``.
         """
-        from scipy.special import gammaln
+        from scipy.special import gamma, poch
 
         ns = _as_budgets(ns)
         minimize = _as_direction(minimize, self.convex)
         a, b, c = self.a, self.b, self.c
-        toward_best_end = np.exp(gammaln(ns + 1) + gammaln(1 + 2 / c)
-                                 - gammaln(ns + 1 + 2 / c))
+        # Gamma(n + 1) / Gamma(n + 1 + 2/c) as 1 / poch(n + 1, 2/c): accurate where
+        # a difference of log-gammas would cancel (n = 1e12 loses 3 digits).
+        toward_best_end = gamma(1 + 2 / c) / poch(ns + 1, 2 / c)
         toward_far_end = ns / (ns + 2 / c)
         if self.convex:
             ys = a + (b - a) * (toward_best_end if minimize else toward_far_end)
@@ -1107,7 +1110,10 @@ class _Problem:
             if self._o_box[0] > self._o_box[1]:
                 self._o_box = (o_low, o_high)
             bounds.append((math.log(self._o_box[0]), math.log(self._o_box[1])))
-        return bounds
+        # A fixed parameter gets a sliver of room: TNC drops variables whose
+        # bounds are equal, and then rejects the scales given for all of them.
+        return [(low, high if high > low else low + 1e-12 * max(1.0, abs(low)))
+                for low, high in bounds]
 
     def _local(self, x0, c, bounds, tight):
         """A local minimum of minus the objective from x0 (TNC rather than
