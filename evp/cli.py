@@ -9,6 +9,7 @@
     evp run NOTEBOOK RESULTS --score COL [--group COL] [--models A,B] [--minimize]
             [--cost COL] [-p NAME=VALUE ...] [--out DIR]
     evp search sst5 --model lr|lboe|cnn --trials 100 --seed 0 --out FILE.jsonl
+               [--backend local|ray [--address ADDR]]
 
 Bad input gives a one-line message on stderr and exit status 2; messages from the
 library that name its keyword arguments (``estimator='v'``) are translated into the
@@ -98,9 +99,20 @@ def _budgets(text: str | None):
 def _results(args: argparse.Namespace, group: str | None):
     from evp.datasets import read_results
 
-    return read_results(args.results, score=args.score, group=group,
+    data = read_results(args.results, score=args.score, group=group,
                         cost=getattr(args, "cost", None), sep=args.sep,
-                        decimal=args.decimal, drop_bad_rows=args.drop_bad_rows)
+                        decimal=args.decimal, drop_bad_rows=args.drop_bad_rows,
+                        study=args.study, metric=args.metric, mode=args.mode,
+                        per_trial=args.per_trial)
+    if data.attrs.get("tuner"):  # read straight from Optuna or Ray Tune
+        if args.minimize and not data.attrs["minimize"]:
+            raise UsageError("--minimize contradicts --mode max: give --mode min"
+                             if args.mode else "--minimize: the Optuna study "
+                             "maximizes its objective; leave --minimize out")
+        args.minimize = data.attrs["minimize"]
+        args.score = data.attrs["columns"]["score"]
+        print(f"note: {data.attrs['note']}")
+    return data
 
 
 # Names of columns that usually say which model a round belongs to.
@@ -184,7 +196,7 @@ def curve(args: argparse.Namespace) -> int:
                                 in columns.items() if column})
     if args.group is None:
         suspects = _group_like(data, {columns["score"], columns["cost"]})
-        if suspects and not args.pool:
+        if suspects and not args.pool and not data.attrs.get("tuner"):
             first = data[suspects[0]].dropna()
             values = list(dict.fromkeys(first.astype(str)))
             shown = ", ".join(values[:5]) + (", …" if len(values) > 5 else "")
@@ -197,7 +209,7 @@ def curve(args: argparse.Namespace) -> int:
                 "one model")
         # One model, named after the file rather than the score.
         hue = "model" if "model" not in data.columns else "_model"
-        data[hue] = _single_model_name(args.results)
+        data[hue] = data.attrs.get("name") or _single_model_name(args.results)
     else:
         hue = args.group
     options = dict(y=args.score, hue=hue, cost=args.cost, estimator=args.estimator,
@@ -475,6 +487,9 @@ def search(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             flag = "--" + name.replace("_", "-")
             raise UsageError(f"{flag} must be at least 1, got {value}")
+    if args.address is not None and args.backend != "ray":
+        raise UsageError("--address names a Ray cluster: add --backend ray, or leave "
+                         "--address out")
     if args.embeddings is not None and not Path(args.embeddings).is_file():
         raise UsageError(f"--embeddings: no such file {args.embeddings}")
     if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):
@@ -495,6 +510,7 @@ def search(args: argparse.Namespace) -> int:
         model=args.model, trials=args.trials, seed=args.seed, out=args.out,
         jobs=args.jobs, options=options,
         regime=sst5.regime(args.model, **options),
+        backend=args.backend, address=args.address,
     )
     seconds = [t["seconds"] for t in trials]
     print(f"{len(trials)} trials in {args.out}: best dev accuracy "
@@ -544,6 +560,18 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                         help="drop rows whose score, cost or model is missing or "
                              "not a number, and list them (default: off, such rows "
                              "are an error)")
+    parser.add_argument("--study", metavar="NAME",
+                        help="Optuna: the study to read from a storage holding "
+                             "several (default: its only study)")
+    parser.add_argument("--metric", metavar="NAME",
+                        help="Ray Tune: the reported metric that picks each "
+                             "trial's report and is the score (default: --score)")
+    parser.add_argument("--mode", choices=("max", "min"),
+                        help="Ray Tune: whether a higher or lower --metric is "
+                             "better (required for a Ray Tune experiment)")
+    parser.add_argument("--per-trial", choices=("best", "last"), default="best",
+                        help="Ray Tune: each trial's best or last report of "
+                             "--metric")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -555,9 +583,12 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("results", metavar="RESULTS",
                         help="search results, one row per round: .csv, .tsv, .txt, "
                              ".jsonl or .parquet (optionally compressed: .gz, .bz2, "
-                             ".xz, .zst, .zip)")
-    common.add_argument("--score", required=True, metavar="COL",
-                        help="column of validation scores (required)")
+                             ".xz, .zst, .zip); an Optuna storage (sqlite:///study.db"
+                             " or a .db file); or a Ray Tune experiment folder")
+    common.add_argument("--score", metavar="COL",
+                        help="column of validation scores (required, except for "
+                             "an Optuna study's one objective or Ray Tune's "
+                             "--metric)")
     common.add_argument("--minimize", action="store_true",
                         help="scores are losses: lower is better")
     common.add_argument("--ns", metavar="N,N,...|all",
@@ -669,7 +700,14 @@ def build_parser() -> argparse.ArgumentParser:
     hunt.add_argument("--trials", type=int, default=100)
     hunt.add_argument("--seed", type=int, default=0)
     hunt.add_argument("--out", required=True, metavar="FILE.jsonl")
-    hunt.add_argument("--jobs", type=int, default=1, help="trials run in parallel")
+    hunt.add_argument("--jobs", type=int, metavar="N",
+                      help="trials run at once (default: 1 locally; with --backend "
+                           "ray, the Ray cluster's CPUs)")
+    hunt.add_argument("--backend", choices=("local", "ray"), default="local",
+                      help="run trials here (local) or as Ray tasks (ray)")
+    hunt.add_argument("--address", metavar="ADDR",
+                      help="with --backend ray, the Ray cluster to run on, e.g. "
+                           "auto or HOST:6379 (default: start Ray on this machine)")
     hunt.add_argument("--subset", type=int, metavar="N",
                       help="use only the first N sentences of each split (tests)")
     hunt.add_argument("--max-epochs", type=int, metavar="N",
@@ -747,7 +785,9 @@ _OPTIONS = {
     "estimator": "--estimator", "method": "--method", "confidence": "--confidence",
     "ns": "--ns", "score": "--score", "group": "--group", "cost": "--cost",
     "sep": "--sep", "decimal": "--decimal", "drop_bad_rows": "--drop-bad-rows",
-    "minimize": "--minimize", "x": None,
+    "minimize": "--minimize", "x": None, "study": "--study", "metric": "--metric",
+    "mode": "--mode", "per_trial": "--per-trial", "backend": "--backend",
+    "address": "--address",
 }
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")
@@ -776,6 +816,8 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     # "--estimator v or 'w'": the alternative is a value too.
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
+    message = re.sub(r"^(score|study|metric|mode|per_trial):",
+                     lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
     for name, words in (names or {}).items():
         message = re.sub(rf"\b{re.escape(name)}\b", words, message)

@@ -886,8 +886,9 @@ def _bad_rows(frame: pd.DataFrame, roles: dict) -> list[tuple[np.ndarray, str]]:
     return problems
 
 
-def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
-                 decimal=None, drop_bad_rows: bool = False) -> pd.DataFrame:
+def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
+                 decimal=None, drop_bad_rows: bool = False, study=None,
+                 metric=None, mode=None, per_trial="best") -> pd.DataFrame:
     """Read your own random-search results into a validated tidy frame.
 
     Parameters
@@ -901,9 +902,15 @@ def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
         ``.zip``), or Parquet (``.parquet``, ``.pq``; needs pyarrow, the
         ``parquet`` extra); a folder of ``evp search`` trials (see
         :func:`load_search`); or a DataFrame with the same content. A relative
-        path is relative to the current folder.
+        path is relative to the current folder. Also, straight from the tuner
+        that ran the search (:mod:`evp.tuners`; needs the ``tuners`` extra): an
+        Optuna study, its storage URL (``sqlite:///study.db``) or SQLite file
+        (``.db``, ``.sqlite``, ``.sqlite3``), one row per completed trial; or a
+        Ray Tune experiment folder, one report per trial.
     score : str
-        Column holding each round's validation score.
+        Column holding each round's validation score. Optional for a tuner's
+        results: an Optuna study's one objective (``value``), or a Ray Tune
+        experiment's `metric`.
     group : str, optional
         Column naming the model, configuration or condition a round belongs to.
     cost : str, optional
@@ -922,6 +929,15 @@ def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
         cost is negative or whose group is missing, with a warning that lists them
         (also in ``.attrs["dropped_rows"]``, counting the first data row as 1).
         Default: such rows are an error.
+    study : str, optional
+        The Optuna study to read, when the storage holds more than one.
+    metric : str, optional
+        The metric a Ray Tune experiment reported; it picks each trial's best
+        report and is the default `score`. Default: `score`.
+    mode : {"max", "min"}, optional
+        Whether a higher or lower Ray Tune `metric` is better; needed for Ray Tune.
+    per_trial : {"best", "last"}, default "best"
+        Each Ray Tune trial's best report of `metric`, or its last one.
 
     Returns
     -------
@@ -932,6 +948,9 @@ def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
         ``.attrs["columns"]`` maps ``"score"``, ``"group"`` and ``"cost"`` to the
         original column names (None where not given), for labels and messages;
         ``.attrs["dropped_rows"]`` lists the rows `drop_bad_rows` dropped.
+        From a tuner, ``.attrs`` also hold ``"tuner"``, ``"name"`` (the study or
+        experiment), ``"minimize"`` (the study's direction, or ``mode="min"``) and
+        ``"note"`` (what was read: how many trials, which report per trial).
 
     Raises
     ------
@@ -958,7 +977,38 @@ def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
     >>> read_results(runs, score="acc").columns.tolist()
     ['score', 'lr']
     """
-    if isinstance(path_or_frame, pd.DataFrame):
+    from evp import tuners
+
+    source = tuners.is_tuner_source(path_or_frame)
+    tuned = {}
+    if source is None:
+        for name, value in (("study", study), ("metric", metric), ("mode", mode)):
+            if value is not None:
+                raise ValueError(f"{name}={value!r} is for results read straight "
+                                 "from Optuna or Ray Tune; path_or_frame is neither: "
+                                 f"leave {name} out")
+    elif source == "optuna":
+        if metric is not None or mode is not None:
+            raise ValueError("metric and mode are for Ray Tune experiments; an Optuna "
+                             "study names its objective with score and its "
+                             "direction itself: leave them out")
+        frame = tuners.read_optuna(path_or_frame, study=study, objective=score)
+    else:
+        if study is not None:
+            raise ValueError("study is for Optuna storages; a Ray Tune experiment "
+                             "names its metric: leave study out, pass metric")
+        if metric is None and score is None:
+            raise ValueError("metric: name the metric the Ray Tune trials reported, "
+                             "e.g. metric='accuracy'")
+        frame = tuners.read_ray_tune(path_or_frame, metric=metric or score,
+                                     mode=mode, per_trial=per_trial)
+    if source is not None:
+        tuned = {k: frame.attrs[k] for k in ("tuner", "name", "minimize", "note")}
+        score = score or frame.attrs["score"]
+    elif score is None:
+        raise ValueError("score: name the column of validation scores, e.g. "
+                         "score='accuracy'")
+    elif isinstance(path_or_frame, pd.DataFrame):
         frame = path_or_frame
     elif isinstance(path_or_frame, str | os.PathLike):
         path = Path(path_or_frame).expanduser()
@@ -1021,6 +1071,7 @@ def read_results(path_or_frame, *, score, group=None, cost=None, sep=None,
     tidy.attrs.update(frame.attrs)  # what a reader recorded, e.g. the strategy
     tidy.attrs["columns"] = {"score": score, "group": group, "cost": cost}
     tidy.attrs["dropped_rows"] = dropped
+    tidy.attrs.update(tuned)
     return tidy
 
 

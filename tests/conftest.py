@@ -24,6 +24,8 @@ EXTRAS = {
     "pyarrow": "parquet",
     "opda": "dev",
     "yaml": "dev",
+    "optuna": "tuners",
+    "ray": "ray",
 }
 
 

@@ -2,13 +2,27 @@
 
 Trial i's hyperparameters come from ``numpy.random.default_rng([seed, i])``, so the
 same seed gives the same configurations whether a search runs in one go, in
-parallel, or is resumed after an interruption. Each finished trial is appended as
-one line, flushed and fsynced; a line cut short by a kill is dropped on resume, so
-an interrupted search loses at most the trials that were running.
+parallel, on a Ray cluster, or is resumed after an interruption. Each finished
+trial is appended as one line, flushed and fsynced, in trial order; a line cut short
+by a kill is dropped on resume, so an interrupted search loses at most the trials
+that were running.
+
+Two backends run the trials:
+
+``"local"``
+    This machine: one trial at a time, or `jobs` worker processes.
+``"ray"``
+    Ray tasks (one CPU each; one GPU each when trials train on ``cuda``): on a Ray
+    instance started on this machine, or on the cluster at `address`. At most
+    `jobs` trials (default: the cluster's CPUs) are started ahead of the oldest
+    unwritten one, so a kill of the driver loses at most those. Every node needs
+    evp (with what the trials import) installed, and the data they read (e.g.
+    ``EVP_DATA_DIR`` set where ``ray start`` ran).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -61,6 +75,47 @@ def library_versions() -> dict:
     return versions
 
 
+BACKENDS = ("local", "ray")
+
+
+def _ray_results(todo: list, *, jobs: int | None, address: str | None,
+                 gpus: bool):
+    """Results of `todo`'s jobs in order, each run as a Ray task; at most `jobs`
+    tasks started ahead of the oldest result not yet yielded."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("backend='ray' needs ray: pip install 'evp[ray]'"
+                          ) from None
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, num_cpus=None if address else jobs,
+                 include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    pending: collections.deque = collections.deque()
+    try:
+        window = jobs or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        task = ray.remote(num_cpus=1, num_gpus=1 if gpus else 0,
+                          max_retries=0)(_run_one)
+        jobs_left = iter(todo)
+        for job in jobs_left:
+            pending.append(task.remote(job))
+            if len(pending) >= window:
+                break
+        while pending:
+            result = ray.get(pending.popleft())
+            for job in jobs_left:
+                pending.append(task.remote(job))
+                break
+            yield result
+    finally:
+        for ref in pending:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
+
+
 def _run_one(job):
     train, task, model, config, trial, seed, options = job
     start = time.perf_counter()
@@ -77,10 +132,12 @@ def run_search(
     trials: int,
     seed: int,
     out,
-    jobs: int = 1,
+    jobs: int | None = None,
     progress: bool = True,
     options: dict | None = None,
     regime: dict | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
     """Run trials ``0..trials-1`` not yet in `out`, appending each as it finishes.
 
@@ -89,8 +146,19 @@ def run_search(
     trial index, the configuration, the result, training seconds, library versions
     and `regime` (how trials are trained: epochs, patience, embeddings, device…).
     A file whose trials were trained under another regime is not appended to.
+    `backend` is ``"local"`` (`jobs` processes here, default 1) or ``"ray"`` (Ray
+    tasks, on this machine or on the cluster at `address`; at most `jobs` at once,
+    default the cluster's CPUs); the same seed gives the same trials on either.
     Returns all trials in the file.
     """
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
+                         f"{backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("address names a Ray cluster: pass backend='ray' too, or "
+                         "leave address out")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = read_trials(out)
@@ -111,15 +179,25 @@ def run_search(
     todo = [(train, task, model, sample(model, trial_rng(seed, i)), i, seed,
              options or {}) for i in range(len(done), trials)]
     versions = library_versions()
+    if backend == "ray":
+        with contextlib.suppress(ImportError):
+            versions["ray"] = __import__("ray").__version__
     best = max((r["accuracy"] for r in done), default=float("nan"))
     from tqdm.auto import tqdm
 
     bar = tqdm(total=trials, initial=len(done), disable=not progress,
                desc=f"{task} {model}", unit="trial")
     bar.set_postfix(best=f"{best:.4f}")
-    executor = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    executor = None
+    if backend == "ray":
+        gpus = str((regime or {}).get("device", "")).startswith("cuda")
+        results = _ray_results(todo, jobs=jobs, address=address, gpus=gpus)
+    elif jobs and jobs > 1:
+        executor = ProcessPoolExecutor(jobs)
+        results = executor.map(_run_one, todo)
+    else:
+        results = map(_run_one, todo)
     try:
-        results = executor.map(_run_one, todo) if executor else map(_run_one, todo)
         for job, result in zip(todo, results, strict=True):
             record = {"task": task, "model": model, "seed": seed, "trial": job[4],
                       "config": job[3], **result, "versions": versions}
@@ -133,5 +211,7 @@ def run_search(
     finally:
         if executor:
             executor.shutdown(cancel_futures=True)
+        if hasattr(results, "close"):
+            results.close()  # Ray: cancels the trials still running
         bar.close()
     return done

@@ -1,0 +1,272 @@
+"""Reading results straight from Optuna studies and Ray Tune experiment folders."""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evp.cli import main
+from evp.datasets import read_results
+
+# ------------------------------------------------------------------ Optuna
+
+
+def objective(trial):
+    x = trial.suggest_float("x", -2.0, 2.0)
+    layers = trial.suggest_int("layers", 1, 3)
+    if layers == 3 and x > 1.5:
+        raise ValueError("this configuration crashes")  # a failed trial
+    return (x - 0.5) ** 2 + 0.1 * layers
+
+
+@pytest.fixture(scope="module")
+def study_db(tmp_path_factory):
+    """A real sqlite storage with a loss study, an accuracy study and a study of
+    two objectives, made by Optuna itself."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    path = tmp_path_factory.mktemp("optuna") / "study.db"
+    url = f"sqlite:///{path}"
+    loss = optuna.create_study(study_name="loss", storage=url,
+                               sampler=optuna.samplers.RandomSampler(seed=1))
+    loss.optimize(objective, n_trials=12, catch=(ValueError,))
+    # One pruned trial: not a completed round of the search.
+    pruned = loss.ask()
+    pruned.suggest_float("x", -2.0, 2.0)
+    loss.tell(pruned, state=optuna.trial.TrialState.PRUNED)
+    accuracy = optuna.create_study(study_name="accuracy", storage=url,
+                                   direction="maximize")
+    for value in (0.7, 0.9, 0.8):
+        trial = accuracy.ask()
+        trial.suggest_categorical("optimizer", ["adam", "sgd"])
+        accuracy.tell(trial, value)
+    both = optuna.create_study(study_name="both", storage=url,
+                               directions=["maximize", "minimize"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        both.set_metric_names(["accuracy", "latency"])
+    for values in ((0.8, 3.0), (0.9, 5.0)):
+        both.tell(both.ask(), list(values))
+    return path, url, loss
+
+
+@pytest.mark.needs("optuna")
+def test_an_optuna_study_reads_its_completed_trials(study_db):
+    import optuna
+
+    path, url, study = study_db
+    trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert 2 <= len(trials) < len(study.trials)  # some failed, one pruned
+    data = read_results(url, study="loss")
+    assert data["score"].tolist() == [t.value for t in trials]
+    assert data["number"].tolist() == [t.number for t in trials]
+    assert data["params_x"].tolist() == [t.params["x"] for t in trials]
+    assert data["params_layers"].tolist() == [t.params["layers"] for t in trials]
+    # The loss itself, recomputed from the parameters.
+    np.testing.assert_allclose(
+        data["score"], (data["params_x"] - 0.5) ** 2 + 0.1 * data["params_layers"])
+    seconds = [t.duration.total_seconds() for t in trials]
+    np.testing.assert_allclose(data["duration_seconds"], seconds)
+    assert data.attrs["minimize"] is True
+    assert data.attrs["name"] == "loss"
+    assert data.attrs["columns"]["score"] == "value"
+    left_out = len(study.trials) - len(trials)
+    assert f"{len(trials)} completed" in data.attrs["note"]
+    assert f"{left_out} trial(s) not complete" in data.attrs["note"]
+    # The Study object and the SQLite file itself read the same.
+    pd.testing.assert_frame_equal(read_results(study), data)
+    pd.testing.assert_frame_equal(read_results(path, study="loss"), data)
+    with_cost = read_results(url, study="loss", cost="duration_seconds")
+    np.testing.assert_allclose(with_cost["cost"], seconds)
+
+
+@pytest.mark.needs("optuna")
+def test_optuna_direction_objectives_and_errors(study_db, tmp_path):
+    path, url, _ = study_db
+    accuracy = read_results(url, study="accuracy")
+    assert accuracy["score"].tolist() == [0.7, 0.9, 0.8]
+    assert accuracy.attrs["minimize"] is False
+    assert set(accuracy["params_optimizer"]) <= {"adam", "sgd"}
+    latency = read_results(url, study="both", score="latency")
+    assert latency["score"].tolist() == [3.0, 5.0]
+    assert latency.attrs["minimize"] is True
+    assert read_results(url, study="both", score="accuracy").attrs["minimize"] is False
+    with pytest.raises(ValueError, match=r"^score: .*2 objectives \(accuracy, "
+                                         r"latency\); name one"):
+        read_results(url, study="both")
+    with pytest.raises(ValueError, match=r"^score: .*no objective 'loss'"):
+        read_results(url, study="both", score="loss")
+    with pytest.raises(ValueError, match=r"^study: the Optuna storage holds 3 "
+                                         r"studies \(.*\); name one"):
+        read_results(url)
+    with pytest.raises(ValueError, match=r"^study: no study 'nope'.*accuracy"):
+        read_results(url, study="nope")
+    missing = tmp_path / "missing.db"
+    with pytest.raises(FileNotFoundError, match="no such SQLite file"):
+        read_results(f"sqlite:///{missing}")
+    assert not missing.exists()  # reading never creates a storage
+    with pytest.raises(ValueError, match="metric and mode are for Ray Tune"):
+        read_results(url, study="loss", mode="min")
+
+
+@pytest.mark.needs("optuna")
+def test_the_command_line_reads_an_optuna_storage(study_db, capsys):
+    _, url, study = study_db
+    assert main(["curve", url, "--study", "loss", "--ns", "1,2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("note: Optuna study 'loss': ")
+    assert "(minimized)" in out
+    assert main(["curve", url, "--study", "accuracy", "--ns", "1"]) == 0
+    printed = capsys.readouterr().out
+    # V at n = 1 is the mean: (0.7 + 0.9 + 0.8) / 3.
+    assert "0.8000" in printed and "accuracy" in printed
+    assert main(["curve", url, "--study", "accuracy", "--minimize"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "evp curve: --minimize: the Optuna study maximizes its objective; leave "
+        "--minimize out")
+    assert main(["curve", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("evp curve: --study: the Optuna storage holds 3 studies")
+    assert main(["curve", url, "--study", "both"]) == 2
+    assert "name one, e.g. --score accuracy" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ Ray Tune
+
+
+def write_trial(folder, name, trial_id, config, reports, *, csv=False, error=False):
+    """A trial folder as Ray Tune writes it: params.json, then result.json (one
+    JSON object per report, with the config) or progress.csv."""
+    trial = folder / name
+    trial.mkdir(parents=True)
+    (trial / "params.json").write_text(json.dumps(config, indent=2))
+    rows = [{**report, "training_iteration": i, "trial_id": trial_id,
+             "time_total_s": 1.5 * i, "done": False}
+            for i, report in enumerate(reports, start=1)]
+    if csv:
+        pd.DataFrame(rows).to_csv(trial / "progress.csv", index=False)
+    else:
+        lines = [json.dumps({**row, "config": config}) for row in rows]
+        (trial / "result.json").write_text("\n".join(lines) + "\n")
+    if error:
+        (trial / "error.txt").write_text("Failure # 1\nRuntimeError: out of memory\n")
+    return trial
+
+
+@pytest.fixture
+def tune_folder(tmp_path):
+    exp = tmp_path / "exp"
+    write_trial(exp, "train_fn_a1b2c_00000_0_lr=0.1000_2024-01-01_00-00-00", "a1b2c_00000",
+                {"lr": 0.1, "net": {"width": 8}},
+                [{"acc": 0.5, "loss": 0.9}, {"acc": 0.7, "loss": 0.6},
+                 {"acc": 0.6, "loss": 0.7}])
+    write_trial(exp, "train_fn_a1b2c_00002_2_lr=0.0100_2024-01-01_00-00-01", "a1b2c_00002",
+                {"lr": 0.01, "net": {"width": 16}},
+                [{"acc": 0.4, "loss": 1.0}, {"acc": 0.8, "loss": 0.5}], csv=True)
+    write_trial(exp, "train_fn_a1b2c_00001_1_lr=0.0010_2024-01-01_00-00-00", "a1b2c_00001",
+                {"lr": 0.001, "net": {"width": 32}},
+                [{"acc": 0.3, "loss": 1.2}, {"acc": 0.2, "loss": 1.1}])
+    write_trial(exp, "train_fn_a1b2c_00003_3_lr=0.5000_2024-01-01_00-00-02", "a1b2c_00003",
+                {"lr": 0.5, "net": {"width": 8}}, [{"acc": 0.1, "loss": 3.0}],
+                error=True)
+    (exp / "experiment_state-2024-01-01_00-00-00.json").write_text("{}")
+    return exp
+
+
+def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
+    best = read_results(tune_folder, metric="acc", mode="max")
+    assert best["score"].tolist() == [0.7, 0.3, 0.8]  # trials 0, 1, 2; 3 errored
+    assert best["trial_id"].tolist() == ["a1b2c_00000", "a1b2c_00001", "a1b2c_00002"]
+    assert best["training_iteration"].tolist() == [2, 1, 2]
+    assert best["loss"].tolist() == [0.6, 1.2, 0.5]  # from the same report
+    assert best["config/lr"].tolist() == [0.1, 0.001, 0.01]
+    assert best["config/net/width"].tolist() == [8, 32, 16]
+    assert best.attrs["minimize"] is False and best.attrs["name"] == "exp"
+    note = best.attrs["note"]
+    assert "3 trials, each trial's highest report of 'acc'" in note
+    assert "1 trial(s) that stopped with an error left out" in note
+    last = read_results(tune_folder, metric="acc", mode="max", per_trial="last")
+    assert last["score"].tolist() == [0.6, 0.2, 0.8]
+    assert "each trial's last report of 'acc'" in last.attrs["note"]
+    # Picked by the lowest loss, scored by the accuracy of that report.
+    by_loss = read_results(tune_folder, metric="loss", mode="min", score="acc",
+                           cost="time_total_s")
+    assert by_loss["score"].tolist() == [0.7, 0.2, 0.8]
+    assert by_loss["cost"].tolist() == [3.0, 3.0, 3.0]
+    assert by_loss.attrs["minimize"] is True
+    assert read_results(tune_folder, score="loss", mode="min")["score"].tolist() == [
+        0.6, 1.1, 0.5]
+
+
+def test_ray_tune_errors_name_the_argument(tune_folder):
+    with pytest.raises(ValueError, match=r"^mode: say whether a higher or lower "
+                                         r"'acc' is better"):
+        read_results(tune_folder, metric="acc")
+    with pytest.raises(ValueError, match=r"^mode must be one of"):
+        read_results(tune_folder, metric="acc", mode="maximize")
+    with pytest.raises(ValueError, match=r"^per_trial must be one of"):
+        read_results(tune_folder, metric="acc", mode="max", per_trial="mean")
+    with pytest.raises(ValueError, match=r"^metric: no trial reported 'f1'; they "
+                                         r"reported: .*acc.*loss"):
+        read_results(tune_folder, metric="f1", mode="max")
+    with pytest.raises(ValueError, match=r"^metric: name the metric"):
+        read_results(tune_folder)
+    with pytest.raises(ValueError, match="study is for Optuna"):
+        read_results(tune_folder, metric="acc", mode="max", study="x")
+    plain = tune_folder.parent / "plain.csv"
+    plain.write_text("acc\n0.5\n0.6\n")
+    with pytest.raises(ValueError, match=r"^mode='max' is for results read straight"):
+        read_results(plain, score="acc", mode="max")
+
+
+def test_the_command_line_reads_a_ray_tune_folder(tune_folder, capsys):
+    assert main(["curve", str(tune_folder), "--metric", "loss", "--mode", "min",
+                 "--ns", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("note: Ray Tune experiment 'exp': 3 trials, each trial's "
+                          "lowest report of 'loss'")
+    # V at n = 1 is the mean of the chosen reports: (0.6 + 1.1 + 0.5) / 3.
+    assert f"{(0.6 + 1.1 + 0.5) / 3:.4f}" in out and "exp" in out
+    assert main(["curve", str(tune_folder), "--metric", "acc"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "evp curve: --mode: say whether a higher or lower 'acc' is better: --mode "
+        "max or --mode min")
+    assert main(["curve", str(tune_folder), "--metric", "acc", "--mode", "max",
+                 "--minimize"]) == 2
+    assert "--minimize contradicts --mode max" in capsys.readouterr().err
+
+
+@pytest.mark.needs("ray")
+def test_a_real_ray_tune_experiment_reads_back(tmp_path):
+    """A tiny experiment run by Ray Tune itself (one CPU, local), read back."""
+    import ray
+    from ray import tune
+
+    def trainable(config):
+        for step in (1, 2, 3):
+            # Peaks at step 2, so the best and the last report differ.
+            tune.report({"acc": config["x"] * (1 - abs(step - 2) / 4), "step": step})
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    try:
+        tuner = tune.Tuner(
+            trainable, param_space={"x": tune.grid_search([0.2, 0.6, 0.4])},
+            tune_config=tune.TuneConfig(reuse_actors=True),
+            run_config=tune.RunConfig(storage_path=str(tmp_path), name="tiny",
+                                      verbose=0))
+        grid = tuner.fit()
+    finally:
+        ray.shutdown()
+    assert not grid.errors
+    best = read_results(tmp_path / "tiny", metric="acc", mode="max")
+    assert best["config/x"].tolist() == [0.2, 0.6, 0.4]  # grid order = trial order
+    np.testing.assert_allclose(best["score"], [0.2, 0.6, 0.4])
+    assert best["step"].tolist() == [2, 2, 2]
+    last = read_results(tmp_path / "tiny", metric="acc", mode="max", per_trial="last")
+    np.testing.assert_allclose(last["score"], [0.15, 0.45, 0.3])
+    assert last["training_iteration"].tolist() == [3, 3, 3]
+    assert (best["time_total_s"] >= 0).all()
