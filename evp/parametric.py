@@ -301,7 +301,7 @@ class QuadraticDistribution:
     --------
     >>> from evp.parametric import QuadraticDistribution
     >>> dist = QuadraticDistribution(0.8, 0.9, 2)
-    >>> float(dist.cdf(0.85))
+    >>> round(dist.cdf(0.85), 12)
     0.5
     >>> dist.quantile_tuning_curve([1, 3]).round(4)
     array([0.85  , 0.8794])
