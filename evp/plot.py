@@ -40,6 +40,7 @@ from evp.estimators import (
 __all__ = [
     "PALETTE",
     "plot_comparison",
+    "plot_tail_fit",
     "plot_tuning_curves",
     "save_figure",
     "set_theme",
@@ -825,3 +826,67 @@ def plot_comparison(
     if len(axes) > 1:
         return np.array(axes, dtype=object)
     return axes[0]
+
+
+def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
+                  method: str = "ld_highest_density", label: str | None = None,
+                  color=None, ax=None):
+    r"""QQ plot of a fitted (noisy) quadratic tail, with a simultaneous band.
+
+    Each score :math:`Y_{(i)}` of the fitted region (above `threshold`; at or
+    below it for a convex fit) is drawn against the fitted quantile at its
+    plotting position, :math:`F^{-1}((i - 1/2)/n)`, and the shaded band is the
+    CDF band mapped through the fit, :math:`[F^{-1}(l_i), F^{-1}(u_i)]`. A score
+    outside it is exactly where :func:`evp.parametric.goodness_of_fit` fails: the
+    fitted CDF leaves the band there.
+
+    Parameters
+    ----------
+    dist : evp.parametric.QuadraticDistribution or NoisyQuadraticDistribution
+        The fit.
+    ys : array_like, shape (n,)
+        All the scores (the band needs the ranks among all n).
+    threshold : float
+    confidence : float, default 0.95
+        Of the band.
+    method : str, default "ld_highest_density"
+        The CDF band (see :func:`evp.cdf_band`).
+    label : str, optional
+        The panel's title.
+    color : optional
+        Default the palette's first colour.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from evp.bands import cdf_band
+
+    band = cdf_band(ys, confidence, method=method)
+    y, n = band.scores, band.n
+    tail = y <= threshold if dist.convex else y > threshold
+    positions = (np.arange(1, n + 1) - 0.5) / n
+    x = dist.ppf(positions[tail])
+    low, high = dist.ppf(band.lower[tail]), dist.ppf(band.upper[tail])
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(4.2, 4.0), layout="constrained")
+    color = color or PALETTE[0]
+    finite = np.isfinite(low) & np.isfinite(high)
+    ax.fill_between(x[finite], low[finite], high[finite], color=color,
+                    alpha=BAND_ALPHA, linewidth=0,
+                    label=f"{confidence:.0%} band through the fit")
+    outside = (y[tail] < low) | (y[tail] > high)
+    ax.plot(x[~outside], y[tail][~outside], "o", color=color, markersize=3,
+            label="scores in the fitted region")
+    if outside.any():
+        ax.plot(x[outside], y[tail][outside], "x", color=PALETTE[5], markersize=5,
+                label="outside the band")
+    span = [min(x.min(), y[tail].min()), max(x.max(), y[tail].max())]
+    ax.plot(span, span, color="0.4", linewidth=0.8, linestyle="--", label="y = x")
+    ax.set(xlabel="fitted quantile", ylabel="score", title=label or "")
+    ax.legend(fontsize="small")
+    return ax

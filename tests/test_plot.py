@@ -277,3 +277,32 @@ def test_one_model_at_a_time_on_the_same_axes_keeps_every_curve(results):
     assert ax.get_xlim()[1] >= 20
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[:2] == ["cnn", "lr"]
+
+
+def test_tail_fit_qq_plot_marks_exactly_the_scores_outside_the_band():
+    import matplotlib.pyplot as plt
+
+    from evp.parametric import QuadraticDistribution
+    from evp.plot import plot_tail_fit
+
+    truth = QuadraticDistribution(0.0, 1.0, 2)  # uniform on [0, 1]
+    ys = truth.sample(400, rng=np.random.default_rng(3))
+    for dist, expect_outside in ((truth, False),
+                                 (QuadraticDistribution(0.1, 1.1, 2), True)):
+        ax = plot_tail_fit(dist, ys, 0.5, confidence=0.95)
+        band = evp.cdf_band(ys, 0.95)
+        y = band.scores
+        tail = y > 0.5
+        cdf = dist.cdf(y[tail])  # the CDF, not the quantiles the plot uses
+        outside = (cdf < band.lower[tail]) | (cdf > band.upper[tail])
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        inside_points = lines["scores in the fitted region"].get_xydata()
+        assert len(inside_points) == int((~outside).sum())
+        marked = lines.get("outside the band")
+        assert (marked is not None) == expect_outside == bool(outside.any())
+        if marked is not None:
+            np.testing.assert_allclose(np.sort(marked.get_ydata()),
+                                       np.sort(y[tail][outside]))
+        assert len(ax.collections) == 1  # the band, shaded once
+        assert ax.get_xlabel() == "fitted quantile"
+        plt.close(ax.figure)
