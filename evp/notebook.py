@@ -440,9 +440,9 @@ def figures_folder(name: str, figures_dir=None, *, paper: bool = True) -> Path:
 
 def start(name: str, figures_dir=None, results: Results | None = None) -> Path:
     """Set the plotting theme, print the data's notes; return the figures folder."""
-    import seaborn as sns
+    from evp.plot import set_theme
 
-    sns.set_theme(style="whitegrid", context="paper")
+    set_theme()  # the look of evp's own figures, for every notebook figure
     if results is not None:
         print(f"data: {results.source}; models: "
               f"{', '.join(results.label(m) for m in results.models)}")
