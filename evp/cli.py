@@ -568,7 +568,7 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                              "trial's report and is the score (default: --score)")
     parser.add_argument("--mode", choices=("max", "min"),
                         help="Ray Tune: whether a higher or lower --metric is "
-                             "better (required for a Ray Tune experiment)")
+                             "better (default: none; required for Ray Tune)")
     parser.add_argument("--per-trial", choices=("best", "last"), default="best",
                         help="Ray Tune: each trial's best or last report of "
                              "--metric")
@@ -586,8 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
                              ".xz, .zst, .zip); an Optuna storage (sqlite:///study.db"
                              " or a .db file); or a Ray Tune experiment folder")
     common.add_argument("--score", metavar="COL",
-                        help="column of validation scores (required, except for "
-                             "an Optuna study's one objective or Ray Tune's "
+                        help="column of validation scores (required; default for "
+                             "an Optuna study: its one objective, for Ray Tune: "
                              "--metric)")
     common.add_argument("--minimize", action="store_true",
                         help="scores are losses: lower is better")
