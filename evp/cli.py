@@ -105,14 +105,19 @@ def _results(args: argparse.Namespace, group: str | None):
                         study=args.study, metric=args.metric, mode=args.mode,
                         per_trial=args.per_trial)
     if data.attrs.get("tuner"):  # read straight from Optuna or Ray Tune
-        if args.minimize and not data.attrs["minimize"]:
-            raise UsageError("--minimize contradicts --mode max: give --mode min"
-                             if args.mode else "--minimize: the Optuna study "
-                             "maximizes its objective; leave --minimize out")
-        args.minimize = data.attrs["minimize"]
-        args.score = data.attrs["columns"]["score"]
-        print(f"note: {data.attrs['note']}")
+        _from_tuner(args, data)
     return data
+
+
+def _from_tuner(args: argparse.Namespace, data) -> None:
+    """--score and --minimize from a tuner's objective and direction; its note."""
+    if args.minimize and not data.attrs["minimize"]:
+        raise UsageError("--minimize contradicts --mode max: give --mode min"
+                         if args.mode else "--minimize: the Optuna study maximizes "
+                         "its objective; leave --minimize out")
+    args.minimize = data.attrs["minimize"]
+    args.score = data.attrs["columns"]["score"]
+    print(f"note: {data.attrs['note']}")
 
 
 # Names of columns that usually say which model a round belongs to.
@@ -417,6 +422,28 @@ def _find_notebook(name: str) -> Path:
     raise UsageError(f"NOTEBOOK: no notebook {name!r}: give the path of a .ipynb file")
 
 
+def _tuner_trials(args: argparse.Namespace):
+    """For evp run: the trials of an Optuna study or Ray Tune experiment, under
+    their own column names, or None for other results."""
+    from evp.datasets import read_results
+    from evp.tuners import is_tuner_source
+
+    if is_tuner_source(args.results) is None:
+        for flag, value in (("--study", args.study), ("--metric", args.metric),
+                            ("--mode", args.mode)):
+            if value is not None:
+                raise UsageError(f"{flag} is for results read straight from Optuna "
+                                 f"or Ray Tune; RESULTS is neither: leave {flag} out")
+        return None
+    data = read_results(args.results, score=args.score, group=args.group,
+                        cost=args.cost, study=args.study, metric=args.metric,
+                        mode=args.mode, per_trial=args.per_trial)
+    _from_tuner(args, data)
+    columns = {role: column for role, column in data.attrs["columns"].items()
+               if column}
+    return data.rename(columns=columns)
+
+
 def run(args: argparse.Namespace) -> int:
     import papermill
 
@@ -426,8 +453,11 @@ def run(args: argparse.Namespace) -> int:
     name = notebook.stem
     declared = papermill.inspect_notebook(str(notebook))
     results = Path(args.results).expanduser()
-    if not results.exists():
+    trials = _tuner_trials(args)
+    if trials is None and not results.exists():
         raise UsageError(f"RESULTS: no such file or folder {results}")
+    if args.score is None and trials is None:
+        raise UsageError("--score: name the column of scores, e.g. --score accuracy")
     parameters = {"results_path": str(results.resolve()), "score_column": args.score,
                   "check_claims": False}
     if args.group:
@@ -460,6 +490,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--out: {out} is inside {folder}, which holds the "
                              "paper's own runs; choose another folder")
     out.mkdir(parents=True, exist_ok=True)
+    if trials is not None:  # the notebook reads the tuner's trials from a CSV
+        trials.to_csv(out / "trials.csv", index=False)
+        parameters["results_path"] = str(out / "trials.csv")
     parameters["figures_dir"] = str(out)
     executed = out / notebook.name
     try:
@@ -469,7 +502,8 @@ def run(args: argparse.Namespace) -> int:
                  else "")
         raise UsageError(f"{name} failed: {error}{where}") from None
     written = sorted(p.name for p in out.iterdir() if p != executed)
-    print(f"ran {name} on {results}: wrote {executed.name} and "
+    source = results if trials is None else args.results  # a URL stays a URL
+    print(f"ran {name} on {source}: wrote {executed.name} and "
           f"{len(written)} file(s) in {out}: {', '.join(written)}")
     return 0
 
@@ -560,6 +594,11 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                         help="drop rows whose score, cost or model is missing or "
                              "not a number, and list them (default: off, such rows "
                              "are an error)")
+    _tuner_options(parser)
+
+
+def _tuner_options(parser: argparse.ArgumentParser) -> None:
+    """How results are read straight from Optuna or Ray Tune."""
     parser.add_argument("--study", metavar="NAME",
                         help="Optuna: the study to read from a storage holding "
                              "several (default: its only study)")
@@ -758,8 +797,9 @@ def build_parser() -> argparse.ArgumentParser:
     own.add_argument("results", metavar="RESULTS",
                      help="your results: .csv, .tsv, .jsonl, or a folder written "
                           "by evp search; one row per round")
-    own.add_argument("--score", required=True, metavar="COL",
-                     help="column of scores")
+    own.add_argument("--score", metavar="COL",
+                     help="column of scores (required; default for an Optuna "
+                          "study: its one objective, for Ray Tune: --metric)")
     own.add_argument("--group", metavar="COL",
                      help="column naming the model (default: one model)")
     own.add_argument("--models", metavar="A,B,...",
@@ -776,6 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "or -p sample_sizes=6,12 (repeatable)")
     own.add_argument("--out", metavar="DIR",
                      help="output folder (default: evp-runs/NOTEBOOK)")
+    _tuner_options(own)
     own.set_defaults(handler=run)
     return parser
 

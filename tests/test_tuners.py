@@ -50,6 +50,10 @@ def study_db(tmp_path_factory):
         both.set_metric_names(["accuracy", "latency"])
     for values in ((0.8, 3.0), (0.9, 5.0)):
         both.tell(both.ask(), list(values))
+    error = optuna.create_study(study_name="error", storage=url,
+                                sampler=optuna.samplers.RandomSampler(seed=2))
+    error.optimize(lambda t: 0.1 + 0.3 * t.suggest_float("x", 0, 1) ** 2,
+                   n_trials=15)
     return path, url, loss
 
 
@@ -99,7 +103,7 @@ def test_optuna_direction_objectives_and_errors(study_db, tmp_path):
         read_results(url, study="both")
     with pytest.raises(ValueError, match=r"^score: .*no objective 'loss'"):
         read_results(url, study="both", score="loss")
-    with pytest.raises(ValueError, match=r"^study: the Optuna storage holds 3 "
+    with pytest.raises(ValueError, match=r"^study: the Optuna storage holds 4 "
                                          r"studies \(.*\); name one"):
         read_results(url)
     with pytest.raises(ValueError, match=r"^study: no study 'nope'.*accuracy"):
@@ -129,7 +133,7 @@ def test_the_command_line_reads_an_optuna_storage(study_db, capsys):
         "--minimize out")
     assert main(["curve", url]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("evp curve: --study: the Optuna storage holds 3 studies")
+    assert err.startswith("evp curve: --study: the Optuna storage holds 4 studies")
     assert main(["curve", url, "--study", "both"]) == 2
     assert "name one, e.g. --score accuracy" in capsys.readouterr().err
 
@@ -238,3 +242,22 @@ def test_the_command_line_reads_a_ray_tune_folder(tune_folder, capsys):
     assert main(["curve", str(tune_folder), "--metric", "acc", "--mode", "max",
                  "--minimize"]) == 2
     assert "--minimize contradicts --mode max" in capsys.readouterr().err
+
+
+@pytest.mark.needs("optuna", "papermill", "matplotlib")
+def test_evp_run_reads_an_optuna_storage(study_db, tmp_path, capsys):
+    url, out = study_db[1], tmp_path / "out"
+    assert main(["run", "mean_vs_median", url, "--study", "error", "-p",
+                 "sample_sizes=6", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("note: Optuna study 'error': 15 completed trials, "
+                              "objective 'value' (minimized)\n")
+    assert f"ran mean_vs_median on {url}: " in printed
+    trials = pd.read_csv(out / "trials.csv")
+    assert trials["number"].tolist() == list(range(15))
+    np.testing.assert_allclose(trials["value"], 0.1 + 0.3 * trials["params_x"] ** 2)
+    cells = json.loads((out / "mean_vs_median.ipynb").read_text())["cells"]
+    injected = next("".join(c["source"]) for c in cells
+                    if "injected-parameters" in c["metadata"].get("tags", []))
+    assert "minimize = True" in injected and 'score_column = "value"' in injected
+    assert (out / "mean_vs_median-fig8.png").exists()
