@@ -963,7 +963,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
         above; or a remaining column is already called ``score``, ``group`` or
         ``cost``.
     ImportError
-        A Parquet file without pyarrow installed.
+        A Parquet file without pyarrow installed, or an Optuna study without
+        optuna (the ``tuners`` extra).
     TypeError
         `path_or_frame` is neither a path nor a DataFrame.
     FileNotFoundError
