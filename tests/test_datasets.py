@@ -133,7 +133,9 @@ def test_registry_hashes_match_the_mirrors_sha256sums():
         digest, name = line.split()
         sums[name.removeprefix("./")] = digest
     hashed = {name: s.sha256 for name, s in REGISTRY.items() if s.sha256}
-    assert len(hashed) == 3
+    # DeBERTa (two files), Reuters, AlexNet and ConvNeXt; SST-5's archive bytes are
+    # not pinned (its line and label counts are checked instead).
+    assert len(hashed) == 5
     for name, digest in hashed.items():
         assert sums[name] == digest, name
 
