@@ -217,6 +217,8 @@ def curve(args: argparse.Namespace) -> int:
         data[hue] = data.attrs.get("name") or _single_model_name(args.results)
     else:
         hue = args.group
+    if args.tail is not None:
+        return _tail(args, data, hue, ns, out)
     options = dict(y=args.score, hue=hue, cost=args.cost, estimator=args.estimator,
                    method=args.method, confidence=args.confidence,
                    minimize=args.minimize)
@@ -249,6 +251,77 @@ def curve(args: argparse.Namespace) -> int:
             for legend in _legends(drawn):
                 legend.set_title(None)
         _save_figure(drawn, out)
+    print(f"wrote {out}")
+    return 0
+
+
+def _tail(args, data, hue, ns, out) -> int:
+    """evp curve --tail: each model's fitted noisy quadratic tail, its median curve
+    out to ten times the rounds run with the confidence set's band, and the
+    interval for the best achievable score."""
+    import numpy as np
+    import pandas as pd
+
+    from evp.parametric import NoisyQuadraticDistribution, confidence_set
+
+    threshold, minimize = args.tail, args.minimize
+    best = "lowest achievable" if minimize else "best achievable"
+    tables, fits = [], []
+    for model, rounds in data.groupby(hue, sort=False):
+        ys = rounds[args.score].to_numpy(dtype=float)
+        beyond = int(np.sum(ys <= threshold if minimize else ys > threshold))
+        if beyond < 5:
+            raise UsageError(
+                f"--tail {threshold:g}: only {beyond} of the {len(ys)} rounds of "
+                f"{model} lie {'at or below' if minimize else 'above'} it, and a fit "
+                f"needs at least 5: give a {'higher' if minimize else 'lower'} --tail")
+        limits = (-np.inf, threshold) if minimize else (threshold, np.inf)
+        fit = NoisyQuadraticDistribution.fit(ys, limits=limits,
+                                             constraints={"convex": minimize})
+        found = confidence_set(ys, threshold, args.confidence, minimize=minimize)
+        print(f"{model}: {best} {args.score} in [{found.best[0]:.4g}, "
+              f"{found.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
+              f"{{{', '.join(map(str, found.c))}}}, o in [{found.o[0]:.3g}, "
+              f"{found.o[1]:.3g}]; {found.n_tail} of {found.n} rounds beyond "
+              f"{threshold:g}); fit a={fit.a:.4g}, b={fit.b:.4g}, c={fit.c}, "
+              f"o={fit.o:.3g}")
+        if found.n_tail < 30:
+            print(f"note: {model}: only {found.n_tail} rounds beyond {threshold:g}, so "
+                  f"the set is wide; a {'higher' if minimize else 'lower'} threshold "
+                  "keeps more of them")
+        ks = (readable_budgets(10 * len(ys)) if ns is None
+              else list(range(1, len(ys) + 1)) if ns == "all" else ns)
+        low, high = found.quantile_tuning_curve(ks)
+        tables.append(pd.DataFrame({"model": model, "n": ks,
+                                    "fitted median": fit.quantile_tuning_curve(ks),
+                                    "band lower": low, "band upper": high}))
+        fits.append((model, ys, fit, found))
+    table = pd.concat(tables, ignore_index=True)
+    print(f"median best of n by the fitted tail, and its {args.confidence:.0%} band "
+          f"(-inf where the model says nothing: below {threshold:g})")
+    _print_table(table)
+    if out is None:
+        return 0
+    if out.suffix.lower() == ".csv":
+        table.to_csv(out, index=False)
+    else:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from evp.plot import PALETTE, plot_extrapolation, theme
+
+        with plt.rc_context(theme()):
+            _, axes = plt.subplots(1, len(fits), squeeze=False, sharey=True,
+                                   figsize=(4.4 * len(fits), 3.8),
+                                   layout="constrained")
+            for ax, (model, ys, fit, found), color in zip(
+                    axes.flat, fits, PALETTE * 4, strict=False):
+                plot_extrapolation(fit, found, ys, label=str(model), y=args.score,
+                                   color=color, ax=ax)
+            axes.flat[0].legend(fontsize="small")
+        _save_figure(axes.flat[0], out)
     print(f"wrote {out}")
     return 0
 
@@ -668,6 +741,12 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--method", choices=BAND_METHODS,
                      help="add a median tuning-curve band made from this CDF band "
                           "(default: no band)")
+    one.add_argument("--tail", type=float, metavar="THRESHOLD",
+                     help="fit a noisy quadratic to the scores beyond THRESHOLD "
+                          "(below it with --minimize; Lourie, He and Cho 2025) and "
+                          "print its median curve out to 10 × the rounds run, with "
+                          "the exact confidence band and the interval for the best "
+                          "achievable score (default: no fit)")
     one.add_argument("--band", choices=BAND_METHODS, dest="old_band",
                      help=argparse.SUPPRESS)  # the old name of --method
     one.set_defaults(handler=curve)

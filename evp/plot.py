@@ -40,6 +40,7 @@ from evp.estimators import (
 __all__ = [
     "PALETTE",
     "plot_comparison",
+    "plot_extrapolation",
     "plot_tail_fit",
     "plot_tuning_curves",
     "save_figure",
@@ -889,4 +890,69 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
     ax.plot(span, span, color="0.4", linewidth=0.8, linestyle="--", label="y = x")
     ax.set(xlabel="fitted quantile", ylabel="score", title=label or "")
     ax.legend(fontsize="small")
+    return ax
+
+
+def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
+                       label: str | None = None, y: str = "score",
+                       cost_per_round: float | None = None,
+                       cost: str | None = None, color=None, ax=None):
+    """A fitted median tuning curve beyond the rounds run, with its confidence band.
+
+    Draws the fit's median tuning curve from 1 to `extrapolate` × the rounds run,
+    the band of the confidence set around it (where the model speaks: above the
+    threshold), the empirical median tuning curve of the rounds run as dots, and
+    a dotted line at the rounds run.
+
+    Parameters
+    ----------
+    fit : evp.parametric.NoisyQuadraticDistribution or QuadraticDistribution
+    found : evp.parametric.ConfidenceSet
+    ys : array_like
+        The scores the fit and the set come from.
+    extrapolate : float, default 10
+        How far to draw, in multiples of the rounds run.
+    label : str, optional
+        The panel's title.
+    y : str, default "score"
+        The score's name, for the axis label.
+    cost_per_round : float, optional
+        The mean cost of a round: adds a top axis of expected cost.
+    cost : str, optional
+        The cost's name (and unit), e.g. "GPU hours".
+    color, ax : optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from evp.estimators import quantile_tuning_curve
+
+    ys = np.asarray(ys, dtype=float)
+    size, minimize = len(ys), bool(found.minimize)
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(4.6, 3.6), layout="constrained")
+    color = color or PALETTE[0]
+    ks = np.unique(np.geomspace(1, extrapolate * size, 200).round())
+    low, high = found.quantile_tuning_curve(ks)
+    shown = np.isfinite(low) & np.isfinite(high)
+    ax.fill_between(ks[shown], low[shown], high[shown], color=color,
+                    alpha=BAND_ALPHA, linewidth=0,
+                    label=f"{found.confidence:.0%} band (confidence set)")
+    ax.plot(ks, fit.quantile_tuning_curve(ks), color=color, label="fitted median")
+    seen = np.unique(np.geomspace(1, size, 25).round())
+    ax.plot(seen, quantile_tuning_curve(ys, seen, minimize=minimize), "o",
+            color="0.2", markersize=2.5, label="empirical median")
+    ax.axvline(size, color="0.6", linewidth=0.8, linestyle=":")
+    ax.set(xscale="log", title=label or "", xlabel="rounds of random search (n)",
+           ylabel=f"median {'lowest' if minimize else 'best'} {y}")
+    plain_log_axis(ax.xaxis)
+    if cost_per_round is not None:
+        top = ax.secondary_xaxis("top", functions=(
+            lambda n: n * cost_per_round, lambda c: c / cost_per_round))
+        top.set_xlabel(f"expected {cost or 'cost'}")
+        plain_log_axis(top.xaxis)
     return ax
