@@ -25,9 +25,12 @@ def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2),
     if hasattr(scores, "to_numpy"):  # pandas Series or DataFrame
         if getattr(scores, "ndim", 1) == 2:
             if scores.shape[1] != 1:
+                shown = ", ".join(map(repr, list(scores.columns)[:4]))
+                if scores.shape[1] > 4:
+                    shown += f", … {scores.shape[1] - 4} more"
                 raise ValueError(
                     f"{name} must be one column of scores, got a DataFrame with "
-                    f"columns {list(scores.columns)}; pass data[column] instead."
+                    f"{scores.shape[1]} columns ({shown}); pass data[column] instead."
                 )
             scores = scores.iloc[:, 0]
         scores = scores.to_numpy()

@@ -140,3 +140,14 @@ def test_the_exact_cores_are_imported_only_by_the_band_and_estimator_code():
         for module, users in allowed.items():
             if module in imports_of(path):
                 assert path.name in users, f"{path.name} imports {module}"
+
+
+def test_a_frame_of_many_columns_is_refused_in_one_short_line():
+    import pandas as pd
+
+    frame = pd.DataFrame(np.zeros((3, 120)),
+                         columns=[f"a_rather_long_column_{i}" for i in range(120)])
+    with pytest.raises(ValueError) as error:
+        evp.expected_max(frame, 2)
+    message = str(error.value)
+    assert len(message) < 250 and "120 columns" in message and "116 more" in message
