@@ -178,6 +178,23 @@ def _save_figure(result, out: Path) -> None:
     _save(first.figure, out)
 
 
+def _finish(table, out: Path | None, draw) -> int:
+    """Print the table, then write it (.csv) or the figure `draw()` returns to
+    --out."""
+    _print_table(table)
+    if out is None:
+        return 0
+    if out.suffix.lower() == ".csv":
+        table.to_csv(out, index=False)
+    else:
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only: no screen needed
+        _save_figure(draw(), out)
+    print(f"wrote {out}")
+    return 0
+
+
 def curve(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -231,15 +248,8 @@ def curve(args: argparse.Namespace) -> int:
     else:
         table = tuning_curve_table(data, **options,
                                    ns=None if ns == "all" else ns)
-    _print_table(table)
-    if out is None:
-        return 0
-    if out.suffix.lower() == ".csv":
-        table.to_csv(out, index=False)
-    else:
-        import matplotlib
 
-        matplotlib.use("Agg")
+    def draw():
         from evp.plot import plot_tuning_curves
 
         # The figure draws every budget unless the budgets were given.
@@ -250,9 +260,9 @@ def curve(args: argparse.Namespace) -> int:
         if args.group is None:
             for legend in _legends(drawn):
                 legend.set_title(None)
-        _save_figure(drawn, out)
-    print(f"wrote {out}")
-    return 0
+        return drawn
+
+    return _finish(table, out, draw)
 
 
 def _tail(args, data, hue, ns, out) -> int:
@@ -299,15 +309,8 @@ def _tail(args, data, hue, ns, out) -> int:
     table = pd.concat(tables, ignore_index=True)
     print(f"median best of n by the fitted tail, and its {args.confidence:.0%} band "
           f"(-inf where the model says nothing: below {threshold:g})")
-    _print_table(table)
-    if out is None:
-        return 0
-    if out.suffix.lower() == ".csv":
-        table.to_csv(out, index=False)
-    else:
-        import matplotlib
 
-        matplotlib.use("Agg")
+    def draw():
         import matplotlib.pyplot as plt
 
         from evp.plot import PALETTE, plot_extrapolation, theme
@@ -321,9 +324,9 @@ def _tail(args, data, hue, ns, out) -> int:
                 plot_extrapolation(fit, found, ys, label=str(model), y=args.score,
                                    color=color, ax=ax)
             axes.flat[0].legend(fontsize="small")
-        _save_figure(axes.flat[0], out)
-    print(f"wrote {out}")
-    return 0
+        return axes.flat[0]
+
+    return _finish(table, out, draw)
 
 
 def _legends(drawn):
@@ -362,27 +365,20 @@ def compare(args: argparse.Namespace) -> int:
         costs = {m: float(mean[m]) for m in (args.a, args.b)}
         for place, model in enumerate((args.a, args.b), start=1):
             table.insert(place, f"{model} cost", table["n"] * costs[model])
-    _print_table(table)
-    if out is None:
-        return 0
-    if out.suffix.lower() == ".csv":
-        table.to_csv(out, index=False)
-    else:
-        import matplotlib
 
-        matplotlib.use("Agg")
+    def draw():
         from evp.plot import plot_comparison
 
+        drawn = result
         if args.ns is None or args.ns.strip().lower() == "all":
             # Every budget in the figure.
-            result = compare_models(scores[args.a], scores[args.b], every,
-                                    args.confidence, **options)
-        drawn = plot_comparison(result, (args.a, args.b), y=args.score,
-                                minimize=args.minimize, costs=costs,
-                                cost=args.cost, cost_unit=args.cost_unit)
-        _save_figure(drawn, out)
-    print(f"wrote {out}")
-    return 0
+            drawn = compare_models(scores[args.a], scores[args.b], every,
+                                   args.confidence, **options)
+        return plot_comparison(drawn, (args.a, args.b), y=args.score,
+                               minimize=args.minimize, costs=costs,
+                               cost=args.cost, cost_unit=args.cost_unit)
+
+    return _finish(table, out, draw)
 
 
 def report(args: argparse.Namespace) -> int:

@@ -384,7 +384,10 @@ def _as_choices(value, name: str, choices: tuple[str, ...]) -> list[str]:
 # ------------------------------------------------------------------------ DeBERTa
 
 
-def _read_deberta(path: Path, model: str, name: str) -> pd.DataFrame:
+def _read_rounds(path: Path, model: str, name: str, hyperparameters,
+                 summarise) -> pd.DataFrame:
+    """One row per JSON line: the model, the round, its hyperparameters and what
+    `summarise(record)` makes of its learning curve; a bad line names itself."""
     rows = []
     with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
@@ -393,18 +396,26 @@ def _read_deberta(path: Path, model: str, name: str) -> pd.DataFrame:
             try:
                 record = json.loads(line)
                 row = {"model": model, "iteration": int(record["iteration"])}
-                row.update({key: record[key] for key in _HYPERPARAMETERS})
-                row["total_model_steps"] = int(record["total_model_steps"])
-                for split in _VALIDATION_SETS:
-                    curve = record["learning_curves"][split]
-                    accuracies = [float(accuracy) for _, accuracy in curve]
-                    row[f"best_{split}"] = max(accuracies)
-                    # The final point is the one at the largest step.
-                    row[f"final_{split}"] = float(max(curve, key=lambda p: p[0])[1])
+                row.update({key: record[key] for key in hyperparameters})
+                row.update(summarise(record))
             except (ValueError, KeyError, TypeError) as exc:
                 raise _malformed(name, path, f"line {number}: {_reason(exc)}") from None
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _deberta_curves(record) -> dict:
+    row = {"total_model_steps": int(record["total_model_steps"])}
+    for split in _VALIDATION_SETS:
+        curve = record["learning_curves"][split]
+        row[f"best_{split}"] = max(float(accuracy) for _, accuracy in curve)
+        # The final point is the one at the largest step.
+        row[f"final_{split}"] = float(max(curve, key=lambda p: p[0])[1])
+    return row
+
+
+def _read_deberta(path: Path, model: str, name: str) -> pd.DataFrame:
+    return _read_rounds(path, model, name, _HYPERPARAMETERS, _deberta_curves)
 
 
 def load_deberta(model=None) -> pd.DataFrame:
@@ -468,29 +479,20 @@ _VISION_HYPERPARAMETERS = ("epochs", "batch_size", "lr", "lr_peak_epoch",
                            "momentum", "weight_decay", "label_smoothing")
 
 
+def _vision_curve(record) -> dict:
+    curve = record["learning_curve"]
+    top_1 = [float(epoch["top_1"]) for epoch in curve]
+    top_5 = [float(epoch["top_5"]) for epoch in curve]
+    return {"nan_train_loss": bool(record["nan_train_loss"]),
+            "evaluations": len(curve),
+            "best_top_1": max(top_1, default=0.0),
+            "best_top_5": max(top_5, default=0.0),
+            "final_top_1": top_1[-1] if curve else 0.0,
+            "seconds": float(curve[-1]["time"]) if curve else np.nan}
+
+
 def _read_vision(path: Path, model: str, name: str) -> pd.DataFrame:
-    rows = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                row = {"model": model, "iteration": int(record["iteration"])}
-                row.update({key: record[key] for key in _VISION_HYPERPARAMETERS})
-                row["nan_train_loss"] = bool(record["nan_train_loss"])
-                curve = record["learning_curve"]
-                row["evaluations"] = len(curve)
-                top_1 = [float(epoch["top_1"]) for epoch in curve]
-                top_5 = [float(epoch["top_5"]) for epoch in curve]
-                row["best_top_1"] = max(top_1, default=0.0)
-                row["best_top_5"] = max(top_5, default=0.0)
-                row["final_top_1"] = top_1[-1] if curve else 0.0
-                row["seconds"] = float(curve[-1]["time"]) if curve else np.nan
-            except (ValueError, KeyError, TypeError) as exc:
-                raise _malformed(name, path, f"line {number}: {_reason(exc)}") from None
-            rows.append(row)
-    return pd.DataFrame(rows)
+    return _read_rounds(path, model, name, _VISION_HYPERPARAMETERS, _vision_curve)
 
 
 _VISION_DOC = """{title} on ImageNet: 512 rounds of random search (Lourie et al. 2025).

@@ -380,6 +380,20 @@ def _layout(n_panels: int) -> tuple[int, int]:
     return math.ceil(n_panels / columns), columns
 
 
+def _panels(count: int):
+    """A figure of `count` panels on shared axes, in a near-square grid."""
+    import matplotlib.pyplot as plt
+
+    rows, columns = _layout(count)
+    figure, grid = plt.subplots(
+        rows, columns, sharex=True, sharey=True, squeeze=False,
+        figsize=(2.6 * columns + 1.4, 2.3 * rows + 0.9), layout="constrained")
+    axes = list(grid.flat)
+    for extra in axes[count:]:
+        extra.remove()
+    return figure, axes[:count]
+
+
 def plot_tuning_curves(
     data=None,
     *,
@@ -478,14 +492,7 @@ def plot_tuning_curves(
         if ax is not None:
             figure, axes, owners = ax.figure, [ax], [models]
         elif panels:
-            rows, columns = _layout(len(models))
-            figure, grid = plt.subplots(
-                rows, columns, sharex=True, sharey=True, squeeze=False,
-                figsize=(2.6 * columns + 1.4, 2.3 * rows + 0.9), layout="constrained")
-            axes = list(grid.flat)
-            for extra in axes[len(models):]:
-                extra.remove()
-            axes = axes[:len(models)]
+            figure, axes = _panels(len(models))
             owners = [[m] for m in models]
         else:
             figure, one = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
@@ -743,14 +750,7 @@ def plot_comparison(
             figure, one = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
             axes = [one]
         else:
-            rows, columns = _layout(len(pairs))
-            figure, grid = plt.subplots(
-                rows, columns, sharex=True, sharey=True, squeeze=False,
-                figsize=(2.6 * columns + 1.4, 2.3 * rows + 0.9), layout="constrained")
-            axes = list(grid.flat)
-            for extra in axes[len(pairs):]:
-                extra.remove()
-            axes = axes[:len(pairs)]
+            figure, axes = _panels(len(pairs))
 
         def position(model, ns):
             ns = np.asarray(ns, dtype=float)
