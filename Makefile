@@ -37,11 +37,19 @@ test: $(VENV)/.dev
 		>/dev/null 2>&1; } || echo "chromium could not be installed: the report's \
 	browser test will be skipped"
 	$(BIN)/ruff check evp tests benchmarks
-	$(BIN)/python -m pytest --doctest-modules tests evp
-	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-		$(BIN)/python -m pytest --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
-			--ignore=notebooks/classroom/assignments notebooks; \
-	fi
+	@# nbval checks the executed notebooks on the other core while the tests run;
+	@# their figures go to a temporary folder, so the checkout stays as it is.
+	@figures=$$(mktemp -d); log=$$(mktemp); nbval=; \
+	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		EVP_FIGURES_DIR=$$figures $(BIN)/python -m pytest -p no:cacheprovider \
+			--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
+			--ignore=notebooks/classroom/assignments notebooks >$$log 2>&1 & \
+		nbval=$$!; \
+	fi; \
+	$(BIN)/python -m pytest --doctest-modules tests evp; tests=$$?; \
+	notebooks=0; if [ -n "$$nbval" ]; then wait $$nbval; notebooks=$$?; fi; \
+	echo "--- nbval: the executed notebooks"; cat $$log; rm -rf $$figures $$log; \
+	[ $$tests -eq 0 ] && [ $$notebooks -eq 0 ]
 
 ## lab: open JupyterLab on the notebooks (LAB_OPTIONS passes more options to it)
 # Jupyter refuses to run as root (a container's usual user) unless told it may.

@@ -419,13 +419,20 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
 # ------------------------------------------------------------------ figures
 
 
+FIGURES_VARIABLE = "EVP_FIGURES_DIR"
+
+
 def figures_folder(name: str, figures_dir=None, *, paper: bool = True) -> Path:
     """The folder for a notebook's figures and claims table (created).
 
     None means ``figures/`` of the evp checkout around the current folder on the
     paper's data (see :func:`project_root`), and ``evp-runs/<name>/`` under the
-    current folder on the user's.
+    current folder on the user's; the environment variable ``EVP_FIGURES_DIR``,
+    when set, replaces both (so that a check of the notebooks leaves the checkout
+    alone).
     """
+    if figures_dir is None:
+        figures_dir = os.environ.get(FIGURES_VARIABLE) or None
     root = (project_root(installed=False) if paper and figures_dir is None
             else None)
     if figures_dir is not None:

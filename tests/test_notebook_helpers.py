@@ -201,3 +201,14 @@ def test_clean_joins_the_pieces_of_one_stream():
     cleaned = clean({"metadata": {}, "cells": [cell]})["cells"][0]["outputs"]
     assert [(o["name"], "".join(o["text"])) for o in cleaned] == [
         ("stdout", "a\nbc\n"), ("stderr", "w\n"), ("stdout", "d\n")]
+
+
+def test_figures_go_where_evp_figures_dir_says_unless_a_folder_is_given(
+        tmp_path, monkeypatch):
+    from evp.notebook import figures_folder
+
+    monkeypatch.setenv("EVP_FIGURES_DIR", str(tmp_path / "elsewhere"))
+    assert figures_folder("x") == tmp_path / "elsewhere"
+    assert figures_folder("x", paper=False) == tmp_path / "elsewhere"
+    assert figures_folder("x", tmp_path / "given") == tmp_path / "given"
+    assert (tmp_path / "elsewhere").is_dir()
