@@ -397,7 +397,8 @@ def report(args: argparse.Namespace) -> int:
                          method=args.method, strategy=args.strategy,
                          title=args.title)
     for note in built.notes[1:]:
-        print(f"note: {note}")
+        if note != data.attrs.get("note"):  # the tuner's note is said already
+            print(f"note: {note}")
     print(f"wrote {built.save(out)}")
     return 0
 
@@ -773,8 +774,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "models in both directions, and the budget to reach a target.")
     paper.add_argument("results", metavar="RESULTS",
                        help="search results, one row per round (as for evp curve)")
-    paper.add_argument("--score", required=True, metavar="COL",
-                       help="column of validation scores (required)")
+    paper.add_argument("--score", metavar="COL",
+                       help="column of validation scores (required; default for "
+                            "an Optuna study: its one objective, for Ray Tune: "
+                            "--metric)")
     paper.add_argument("--group", metavar="COL",
                        help="column naming the model (default: one model)")
     paper.add_argument("--models", metavar="A,B,...",

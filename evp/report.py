@@ -32,7 +32,8 @@ __all__ = ["Report", "build_report"]
 TO_FILL = "to fill in"
 
 # Column prefixes under which search tools record the hyperparameters.
-_CONFIG_PREFIXES = ("config.", "params.", "params_", "hparams.", "hyperparameters.")
+_CONFIG_PREFIXES = ("config.", "config/", "params.", "params_", "hparams.",
+                    "hyperparameters.")
 # Columns that describe a round but are not hyperparameters.
 _BOOKKEEPING = {"trial", "trial_id", "number", "seed", "task", "epochs", "best_epoch",
                 "status", "state", "regime", "timestamp", "date", "datetime_start",
@@ -311,6 +312,8 @@ def build_report(results, *, models=None, minimize: bool = False,
     notes = [f"{sum(len(s) for s in scores.values())} rounds of {len(scores)} "
              f"model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
+    if results.attrs.get("note"):  # what a tuner's reader says it read
+        notes.append(results.attrs["note"])
     # Each warning once, as a note on the page (a tie warning per pair would
     # otherwise repeat itself).
     if any("contain ties" in str(w.message) for w in caught):

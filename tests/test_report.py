@@ -202,3 +202,23 @@ def test_the_browser_check_sees_console_errors(tmp_path):
     page.write_text("<html><body><script>noSuchFunction();</script></body></html>")
     assert any("ReferenceError" in line for line in console(
         render(page, tmp_path, "--dump-dom")))
+
+
+def test_a_tuners_hyperparameters_and_note_reach_the_report():
+    from evp.report import build_report
+
+    rng = np.random.default_rng(4)
+    trials = pd.DataFrame({"acc": rng.uniform(0.5, 0.9, 12),
+                           "config/lr": 10 ** rng.uniform(-4, -2, 12),
+                           "config/layers": rng.integers(1, 4, 12),
+                           "trial_id": [f"t{i}" for i in range(12)],
+                           "hostname": "node-1"})
+    trials.attrs["note"] = "Ray Tune experiment 'exp': 12 trials"
+    report = build_report(read_results(trials, score="acc"))
+    (model,) = report.checklist.columns[1:]
+    space = row(report, "Search space")[model]
+    assert space.startswith(f"lr: {trials['config/lr'].min():.4g} – ")
+    layers = ", ".join(str(v) for v in sorted(set(trials["config/layers"])))
+    assert f"layers ∈ {{{layers}}}" in space and "trial_id" not in space
+    assert row(report, "Computing infrastructure")[model] == "hostname node-1"
+    assert "Ray Tune experiment 'exp': 12 trials" in report.notes
