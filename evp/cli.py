@@ -26,6 +26,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from evp.plot import readable_budgets  # budgets a table shows by default
+
 
 class UsageError(Exception):
     """Bad input on the command line: reported in one line, exit status 2."""
@@ -67,15 +69,6 @@ def _notebooks(folder: Path, only: list[str] | None) -> list[Path]:
 
 BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
-
-
-def readable_budgets(rounds: int) -> list[int]:
-    """1, 2, 3, 5, 10, 20, 50, 100, 200, 500, … up to `rounds`, and `rounds`."""
-    budgets, scale = [1, 2, 3, 5], 10
-    while scale <= rounds:
-        budgets += [scale, 2 * scale, 5 * scale]
-        scale *= 10
-    return sorted({n for n in budgets if n < rounds} | {rounds})
 
 
 def _budgets(text: str | None):

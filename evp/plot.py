@@ -43,6 +43,7 @@ __all__ = [
     "plot_extrapolation",
     "plot_tail_fit",
     "plot_tuning_curves",
+    "readable_budgets",
     "save_figure",
     "set_theme",
     "theme",
@@ -161,6 +162,15 @@ def _split(data, column, hue):
             raise ValueError(f"no column {name!r} in data; columns are "
                              f"{list(data.columns)}")
     return scores_by_model(data, score=column, group=hue)
+
+
+def readable_budgets(rounds: int) -> list[int]:
+    """1, 2, 3, 5, 10, 20, 50, 100, 200, 500, … up to `rounds`, and `rounds`."""
+    budgets, scale = [1, 2, 3, 5], 10
+    while scale <= rounds:
+        budgets += [scale, 2 * scale, 5 * scale]
+        scale *= 10
+    return sorted({n for n in budgets if n < rounds} | {rounds})
 
 
 def tuning_curve_table(

@@ -333,9 +333,8 @@ def _body(results, scores, rounds, score_name, minimize, target, confidence,
     import matplotlib.pyplot as plt
 
     from evp.bands import compare
-    from evp.cli import readable_budgets
     from evp.estimators import budget_to_reach, expected_max
-    from evp.plot import plot_tuning_curves, score_label, theme
+    from evp.plot import plot_tuning_curves, readable_budgets, score_label, theme
 
     plot_data = results.rename(columns={"score": score_name})
     hue = "group" if "group" in results.columns else None
