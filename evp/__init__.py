@@ -3,15 +3,29 @@
 Judge machine-learning models by their tuning effort: how good is the best of n
 rounds of random hyperparameter search, and how sure can we be?
 
-- :mod:`evp.estimators` — the expected maximum (V, U, W; Dodge et al. 2019, 2021;
-  Tang et al. 2020), its spread, quantile tuning curves, budgets.
-- :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning curves,
-  and a verdict comparing two models (Lourie, Cho and He 2024).
-- :mod:`evp.datasets` — the public search results and SST-5, and users' own results.
-- :mod:`evp.significance` — Fisher's paired randomization test and the
-  bootstrap-shift test.
-- :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
-- :mod:`evp.plot` — tuning-curve plots over tidy data.
+The modules, in layers; a module imports only from its own layer and those
+listed before it (ARCHITECTURE.md says it in full, and a test checks it):
+
+1. Readers and their Results
+   - :mod:`evp.results` — :class:`Results`: a tidy frame and what it means (the
+     score, model and cost columns, the direction and who said it, the reader's
+     notes, the strategy, the rows left out).
+   - :mod:`evp.readers` — :func:`read_results`: users' files, Optuna studies,
+     Ray Tune experiments, ``evp search`` trials.
+   - :mod:`evp.datasets` — the papers' public data: sources, checksums, mirror.
+2. Statistics on plain arrays
+   - :mod:`evp.estimators` — the expected maximum (V, U, W; Dodge et al. 2019,
+     2021; Tang et al. 2020), its spread, quantile tuning curves, budgets.
+   - :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning
+     curves, and a verdict comparing two models (Lourie, Cho and He 2024).
+   - :mod:`evp.parametric` — noisy quadratic tails that extrapolate tuning curves.
+   - :mod:`evp.significance` — Fisher's paired randomization test and the
+     bootstrap-shift test.
+   - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
+3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
+4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.report`,
+   :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells call) and
+   :mod:`evp.runner` (executes notebooks).
 """
 
 from evp import datasets
@@ -32,6 +46,8 @@ from evp.estimators import (
     expected_max_std,
     quantile_tuning_curve,
 )
+from evp.readers import read_results
+from evp.results import Results
 from evp.significance import (
     BootstrapTestResult,
     PermutationTestResult,
@@ -47,6 +63,7 @@ __all__ = [
     "CDFBand",
     "Comparison",
     "PermutationTestResult",
+    "Results",
     "TuningCurveBand",
     "band_coverage",
     "bootstrap_shift_test",
@@ -58,5 +75,6 @@ __all__ = [
     "expected_max_std",
     "paired_permutation_test",
     "quantile_tuning_curve",
+    "read_results",
     "tuning_curve_band",
 ]

@@ -3,7 +3,9 @@ the one rule for working through large arrays in pieces."""
 
 from __future__ import annotations
 
+import json
 import numbers
+from collections.abc import Callable
 
 import numpy as np
 
@@ -145,3 +147,91 @@ def chunks(rows: int, width: int):
     step = max(1, MAX_CELLS // max(width, 1))
     for start in range(0, rows, step):
         yield slice(start, min(start + step, rows))
+
+
+# ------------------------------------------------ parameters passed as text
+
+def as_list(value, name: str, *, kind: Callable = str) -> list | None:
+    """A list-valued notebook parameter, however it was passed.
+
+    papermill's ``-p NAME VALUE`` passes strings, so besides a list (or one value)
+    this accepts JSON (``'["a", "b"]'``, ``'[6, 48]'``) and comma-separated text
+    (``a,b``, ``6,48``). Each item is converted with `kind`. None stays None.
+
+    >>> as_list("6, 48", "sample_sizes", kind=int)
+    [6, 48]
+    >>> as_list('["lr", "cnn"]', "models")
+    ['lr', 'cnn']
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                raise ValueError(f"{name}: {value!r} is not a JSON list; write it as "
+                                 f"'[\"a\", \"b\"]' or a,b") from None
+        else:
+            value = [part.strip() for part in text.split(",") if part.strip()]
+    elif not (isinstance(value, list | tuple | np.ndarray)
+              or hasattr(value, "to_numpy")):  # a pandas Index or Series
+        value = [value]
+    try:
+        items = [_convert(item, kind) for item in value]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a list of {kind.__name__} values, got "
+                         f"{value!r}") from None
+    if not items:
+        raise ValueError(f"{name}: the list is empty; give at least one value")
+    return items
+
+
+def as_count(value, name: str, *, at_least: int = 1) -> int:
+    """A whole-number parameter (a number of draws, rounds, …), however passed.
+
+    >>> as_count("500", "n_draws")
+    500
+    """
+    try:
+        (count,) = as_list(value, name, kind=int)
+    except ValueError:
+        count = None
+    if count is None:
+        raise ValueError(f"{name}: expected a whole number, got {value!r}")
+    if count < at_least:
+        raise ValueError(f"{name}: must be at least {at_least}, got {count}")
+    return count
+
+
+def _convert(item, kind):
+    if kind is int:
+        number = float(item)
+        if not number.is_integer():
+            raise ValueError(item)
+        return int(number)
+    return kind(item)
+
+
+def reason(exc: BaseException) -> str:
+    """The first line of an exception's message, at most 300 characters."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def renamed(new, old, new_name: str, old_name: str, *, stacklevel: int = 3):
+    """The value of an argument whose old name `old_name` still works: `old` with
+    a DeprecationWarning when given, else `new`; both given and different is an
+    error."""
+    if old is None:
+        return new
+    import warnings
+
+    warnings.warn(f"{old_name}= is renamed {new_name}=; {old_name}= will be removed",
+                  DeprecationWarning, stacklevel=stacklevel)
+    if new is not None and new != old:
+        raise ValueError(f"{new_name}={new!r} and {old_name}={old!r} disagree: pass "
+                         f"{new_name} only")
+    return old

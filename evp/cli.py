@@ -22,11 +22,10 @@ import argparse
 import ast
 import re
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
-from evp.plot import readable_budgets  # budgets a table shows by default
+from evp.bands import METHODS
 
 
 class UsageError(Exception):
@@ -46,28 +45,7 @@ def _parse_parameter(text: str) -> tuple[str, object]:
     return key, list(parsed) if isinstance(parsed, tuple) else parsed
 
 
-# Folders whose notebooks are not analyses to execute: nbgrader assignments (the
-# teacher's versions hold solutions; nbgrader runs them) and Jupyter's autosaves.
-SKIPPED_FOLDERS = {"assignments", ".ipynb_checkpoints"}
-
-
-def _notebooks(folder: Path, only: list[str] | None) -> list[Path]:
-    found = sorted(
-        (p for p in folder.rglob("*.ipynb")
-         if not SKIPPED_FOLDERS & set(p.relative_to(folder).parts[:-1])),
-        key=lambda p: (len(p.relative_to(folder).parts), p),
-    )
-    if only:
-        names = {p.stem: p for p in found}
-        unknown = [name for name in only if Path(name).stem not in names]
-        if unknown:
-            raise UsageError(f"no notebook named {', '.join(unknown)} in {folder}; "
-                             f"available: {', '.join(names) or 'none'}")
-        found = [names[Path(name).stem] for name in only]
-    return found
-
-
-BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
+BAND_METHODS = METHODS  # the CDF bands' names
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 
 
@@ -90,27 +68,19 @@ def _budgets(text: str | None):
 
 
 def _results(args: argparse.Namespace, group: str | None):
-    from evp.datasets import read_results
+    """The results RESULTS names, read as the input options say; the reader's
+    notes printed."""
+    from evp.readers import read_results
 
-    data = read_results(args.results, score=args.score, group=group,
-                        cost=getattr(args, "cost", None), sep=args.sep,
-                        decimal=args.decimal, drop_bad_rows=args.drop_bad_rows,
-                        study=args.study, metric=args.metric, mode=args.mode,
-                        per_trial=args.per_trial)
-    if data.attrs.get("tuner"):  # read straight from Optuna or Ray Tune
-        _from_tuner(args, data)
-    return data
-
-
-def _from_tuner(args: argparse.Namespace, data) -> None:
-    """--score and --minimize from a tuner's objective and direction; its note."""
-    if args.minimize and not data.attrs["minimize"]:
-        raise UsageError("--minimize contradicts --mode max: give --mode min"
-                         if args.mode else "--minimize: the Optuna study maximizes "
-                         "its objective; leave --minimize out")
-    args.minimize = data.attrs["minimize"]
-    args.score = data.attrs["columns"]["score"]
-    print(f"note: {data.attrs['note']}")
+    results = read_results(args.results, score=args.score, group=group,
+                           cost=getattr(args, "cost", None), sep=args.sep,
+                           decimal=args.decimal, drop_bad_rows=args.drop_bad_rows,
+                           study=args.study, metric=args.metric, mode=args.mode,
+                           per_trial=args.per_trial,
+                           minimize=True if args.minimize else None)
+    for note in results.notes:
+        print(f"note: {note}")
+    return results
 
 
 # Names of columns that usually say which model a round belongs to.
@@ -189,9 +159,7 @@ def _finish(table, out: Path | None, draw) -> int:
 
 
 def curve(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from evp.plot import tuning_curve_table
+    from evp.tables import tuning_curve_table
 
     if args.old_band:
         if args.method not in (None, args.old_band):
@@ -204,15 +172,12 @@ def curve(args: argparse.Namespace) -> int:
                          "draws one curve per model, --pool one for all rows")
     out = _check_out(args.out)
     ns = _budgets(args.ns)
-    data = _results(args, args.group)
-    columns = data.attrs["columns"]
-    # Keep the user's column names: they label the table's plot.
-    data = data.rename(columns={role: column for role, column
-                                in columns.items() if column})
+    results = _results(args, args.group)
     if args.group is None:
-        suspects = _group_like(data, {columns["score"], columns["cost"]})
-        if suspects and not args.pool and not data.attrs.get("tuner"):
-            first = data[suspects[0]].dropna()
+        frame = results.frame
+        suspects = _group_like(frame, {results.score, results.cost})
+        if suspects and not args.pool and results.tuner is None:
+            first = frame[suspects[0]].dropna()
             values = list(dict.fromkeys(first.astype(str)))
             shown = ", ".join(values[:5]) + (", …" if len(values) > 5 else "")
             others = (f" (also {', '.join(map(repr, suspects[1:]))})"
@@ -220,86 +185,54 @@ def curve(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"column {suspects[0]!r}{others} looks like it names models "
                 f"({len(values)} values: {shown}): give --group {suspects[0]} for "
-                f"one curve per model, or --pool to treat all {len(data)} rows as "
+                f"one curve per model, or --pool to treat all {len(frame)} rows as "
                 "one model")
         # One model, named after the file rather than the score.
-        hue = "model" if "model" not in data.columns else "_model"
-        data[hue] = data.attrs.get("name") or _single_model_name(args.results)
-    else:
-        hue = args.group
+        results = results.replace(
+            name=results.name or _single_model_name(args.results))
     if args.tail is not None:
-        return _tail(args, data, hue, ns, out)
-    options = dict(y=args.score, hue=hue, cost=args.cost, estimator=args.estimator,
-                   method=args.method, confidence=args.confidence,
-                   minimize=args.minimize)
-    if ns is None:  # a readable set of budgets per model, up to its own rounds
-        sizes = data.groupby(hue, sort=False).size()
-        table = pd.concat(
-            [tuning_curve_table(data[data[hue] == model], **options,
-                                ns=readable_budgets(int(size)))
-             for model, size in sizes.items()], ignore_index=True)
-    else:
-        table = tuning_curve_table(data, **options,
-                                   ns=None if ns == "all" else ns)
+        return _tail(args, results, ns, out)
+    options = dict(estimator=args.estimator, method=args.method,
+                   confidence=args.confidence)
+    # A readable set of budgets per model, up to its own rounds, unless given.
+    table = tuning_curve_table(results, **options, ns="readable" if ns is None
+                               else None if ns == "all" else ns)
 
     def draw():
         from evp.plot import plot_tuning_curves
 
         # The figure draws every budget unless the budgets were given.
-        drawn = plot_tuning_curves(
-            data, **options, cost_unit=args.cost_unit,
+        return plot_tuning_curves(
+            results, **options, cost_unit=args.cost_unit,
             ns=ns if isinstance(ns, list) else None,
             x="cost" if args.cost else "trials")
-        if args.group is None:
-            for legend in _legends(drawn):
-                legend.set_title(None)
-        return drawn
 
     return _finish(table, out, draw)
 
 
-def _tail(args, data, hue, ns, out) -> int:
+def _tail(args, results, ns, out) -> int:
     """evp curve --tail: each model's fitted noisy quadratic tail, its median curve
     out to ten times the rounds run with the confidence set's band, and the
     interval for the best achievable score."""
-    import numpy as np
-    import pandas as pd
+    from evp.tables import tail_fits, tail_table
 
-    from evp.parametric import NoisyQuadraticDistribution, confidence_set
-
-    threshold, minimize = args.tail, args.minimize
+    args.names = {"threshold": "--tail"}  # in the library's messages
+    threshold, minimize = args.tail, results.minimize
     best = "lowest achievable" if minimize else "best achievable"
-    tables, fits = [], []
-    for model, rounds in data.groupby(hue, sort=False):
-        ys = rounds[args.score].to_numpy(dtype=float)
-        beyond = int(np.sum(ys <= threshold if minimize else ys > threshold))
-        if beyond < 5:
-            raise UsageError(
-                f"--tail {threshold:g}: only {beyond} of the {len(ys)} rounds of "
-                f"{model} lie {'at or below' if minimize else 'above'} it, and a fit "
-                f"needs at least 5: give a {'higher' if minimize else 'lower'} --tail")
-        limits = (-np.inf, threshold) if minimize else (threshold, np.inf)
-        fit = NoisyQuadraticDistribution.fit(ys, limits=limits,
-                                             constraints={"convex": minimize})
-        found = confidence_set(ys, threshold, args.confidence, minimize=minimize)
-        print(f"{model}: {best} {args.score} in [{found.best[0]:.4g}, "
+    fits = tail_fits(results, threshold, args.confidence)
+    for tail in fits:
+        fit, found = tail.fit, tail.found
+        print(f"{tail.model}: {best} {results.score_name} in [{found.best[0]:.4g}, "
               f"{found.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
               f"{{{', '.join(map(str, found.c))}}}, o in [{found.o[0]:.3g}, "
               f"{found.o[1]:.3g}]; {found.n_tail} of {found.n} rounds beyond "
               f"{threshold:g}); fit a={fit.a:.4g}, b={fit.b:.4g}, c={fit.c}, "
               f"o={fit.o:.3g}")
         if found.n_tail < 30:
-            print(f"note: {model}: only {found.n_tail} rounds beyond {threshold:g}, so "
-                  f"the set is wide; a {'higher' if minimize else 'lower'} threshold "
-                  "keeps more of them")
-        ks = (readable_budgets(10 * len(ys)) if ns is None
-              else list(range(1, len(ys) + 1)) if ns == "all" else ns)
-        low, high = found.quantile_tuning_curve(ks)
-        tables.append(pd.DataFrame({"model": model, "n": ks,
-                                    "fitted median": fit.quantile_tuning_curve(ks),
-                                    "band lower": low, "band upper": high}))
-        fits.append((model, ys, fit, found))
-    table = pd.concat(tables, ignore_index=True)
+            print(f"note: {tail.model}: only {found.n_tail} rounds beyond "
+                  f"{threshold:g}, so the set is wide; a "
+                  f"{'higher' if minimize else 'lower'} threshold keeps more of them")
+    table = tail_table(fits, ns)
     print(f"median best of n by the fitted tail, and its {args.confidence:.0%} band "
           f"(-inf where the model says nothing: below {threshold:g})")
 
@@ -312,9 +245,9 @@ def _tail(args, data, hue, ns, out) -> int:
             _, axes = plt.subplots(1, len(fits), squeeze=False, sharey=True,
                                    figsize=(4.4 * len(fits), 3.8),
                                    layout="constrained")
-            for ax, (model, ys, fit, found), color in zip(
-                    axes.flat, fits, PALETTE * 4, strict=False):
-                plot_extrapolation(fit, found, ys, label=str(model), y=args.score,
+            for ax, tail, color in zip(axes.flat, fits, PALETTE * 4, strict=False):
+                plot_extrapolation(tail.fit, tail.found, tail.scores,
+                                   label=str(tail.model), y=results.score_name,
                                    color=color, ax=ax)
             axes.flat[0].legend(fontsize="small")
         return axes.flat[0]
@@ -322,17 +255,9 @@ def _tail(args, data, hue, ns, out) -> int:
     return _finish(table, out, draw)
 
 
-def _legends(drawn):
-    import numpy as np
-
-    axes = list(drawn.flat) if isinstance(drawn, np.ndarray) else [drawn]
-    found = [ax.get_legend() for ax in axes] + list(axes[0].figure.legends)
-    return [legend for legend in found if legend is not None]
-
-
 def compare(args: argparse.Namespace) -> int:
     from evp.bands import compare as compare_models
-    from evp.datasets import scores_by_model
+    from evp.tables import comparison_table, mean_cost_per_round, readable_budgets
 
     if args.a == args.b:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
@@ -340,24 +265,19 @@ def compare(args: argparse.Namespace) -> int:
     args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out)
     ns = _budgets(args.ns)
-    data = _results(args, args.group)
-    scores = scores_by_model(data, [args.a, args.b])
+    results = _results(args, args.group).select([args.a, args.b])
+    scores = results.scores_as_read
     rounds = min(map(len, scores.values()))
     every = list(range(1, rounds + 1))
     if ns is None:
         ns = readable_budgets(rounds)
     elif ns == "all":
         ns = every
-    options = dict(method=args.method, minimize=args.minimize)
+    options = dict(method=args.method, minimize=results.minimize)
     result = compare_models(scores[args.a], scores[args.b], ns, args.confidence,
                             **options)
-    table = result.to_frame((args.a, args.b))
-    costs = None
-    if args.cost:
-        mean = data.groupby("group", sort=False)["cost"].mean()
-        costs = {m: float(mean[m]) for m in (args.a, args.b)}
-        for place, model in enumerate((args.a, args.b), start=1):
-            table.insert(place, f"{model} cost", table["n"] * costs[model])
+    costs = mean_cost_per_round(results)
+    table = comparison_table(result, (args.a, args.b), costs=costs)
 
     def draw():
         from evp.plot import plot_comparison
@@ -367,9 +287,9 @@ def compare(args: argparse.Namespace) -> int:
             # Every budget in the figure.
             drawn = compare_models(scores[args.a], scores[args.b], every,
                                    args.confidence, **options)
-        return plot_comparison(drawn, (args.a, args.b), y=args.score,
-                               minimize=args.minimize, costs=costs,
-                               cost=args.cost, cost_unit=args.cost_unit)
+        return plot_comparison(drawn, (args.a, args.b), y=results.score_name,
+                               minimize=results.minimize, costs=costs,
+                               cost=results.cost, cost_unit=args.cost_unit)
 
     return _finish(table, out, draw)
 
@@ -382,22 +302,21 @@ def report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out must end in .html or .md, got {args.out!r}")
     if not out.parent.is_dir():
         raise UsageError(f"--out: no folder {str(out.parent)!r}; create it first")
-    data = _results(args, args.group)
+    results = _results(args, args.group)
     models = None if args.models is None else [
         m.strip() for m in args.models.split(",") if m.strip()]
-    built = build_report(data, models=models, minimize=args.minimize,
-                         target=args.target, confidence=args.confidence,
-                         method=args.method, strategy=args.strategy,
-                         title=args.title)
+    built = build_report(results, models=models, target=args.target,
+                         confidence=args.confidence, method=args.method,
+                         strategy=args.strategy, title=args.title)
     for note in built.notes[1:]:
-        if note != data.attrs.get("note"):  # the tuner's note is said already
+        if note not in results.notes:  # the reader's notes are said already
             print(f"note: {note}")
     print(f"wrote {built.save(out)}")
     return 0
 
 
 def reproduce(args: argparse.Namespace) -> int:
-    from evp.notebook import NotebookFailed, execute, replace_if_changed
+    from evp.runner import reproduce as reproduce_notebooks
 
     folder = Path(args.notebooks)
     if not folder.is_dir():
@@ -405,91 +324,25 @@ def reproduce(args: argparse.Namespace) -> int:
     figures = (Path(args.figures) if args.figures
                else folder.resolve().parent / "figures")
     parameters = dict(_parse_parameter(p) for p in args.parameter)
-    notebooks = _notebooks(folder, args.only)
-    if not notebooks:
+    done = reproduce_notebooks(folder, figures, parameters, args.only)
+    if not done.notebooks:
         print(f"no notebooks in {folder}: nothing to reproduce")
         return 0
-    import papermill
-
-    from evp.notebook import progress
-
-    # Each notebook gets the parameters it declares, so that one it does not take
-    # neither warns nor lands in its committed copy.
-    declared = {path: set(papermill.inspect_notebook(str(path))) for path in notebooks}
-    unused = [key for key in parameters
-              if not any(key in names for names in declared.values())]
-    if unused:
-        raise UsageError(f"-p {unused[0]}: no notebook run here takes a parameter "
-                         f"{unused[0]!r}")
-    failures, changed = [], []
-    with tempfile.TemporaryDirectory(prefix="evp-reproduce-") as scratch:
-        for path in (bar := progress(notebooks, unit="notebook")):
-            bar.set_description(path.stem)
-            # What the notebook may overwrite: put back if it fails.
-            kept = {f: f.read_bytes() for f in figures.glob(f"{path.stem}-*")}
-            executed = Path(scratch) / path.name
-            own = {k: v for k, v in parameters.items() if k in declared[path]}
-            try:
-                execute(path, executed, parameters=own, cwd=path.parent)
-            except Exception as error:  # reported below; the others still run
-                _restore(figures, path.stem, kept)
-                reason = (str(error) if isinstance(error, NotebookFailed) else
-                          f"{type(error).__name__}: {error}".splitlines()[0])
-                failures.append(f"{path.stem}: {reason}")
-                continue
-            except BaseException:
-                _restore(figures, path.stem, kept)
-                raise
-            if replace_if_changed(executed, path):
-                changed.append(path.stem)
-    ran = len(notebooks) - len(failures)
-    print(f"executed {ran} of {len(notebooks)} notebook(s) in {folder}; "
+    ran = len(done.notebooks) - len(done.failures)
+    changed = done.changed
+    print(f"executed {ran} of {len(done.notebooks)} notebook(s) in {folder}; "
           f"{len(changed)} changed" + (f": {', '.join(changed)}" if changed else ""))
-    for line in failures:
+    for line in done.failures:
         print(f"evp reproduce: failed: {line}", file=sys.stderr)
-    return 2 if failures else 0
-
-
-def _restore(figures: Path, stem: str, kept: dict) -> None:
-    """Put the figures of notebook `stem` back as they were before it ran."""
-    for path in figures.glob(f"{stem}-*"):
-        if path not in kept:
-            path.unlink()
-    for path, content in kept.items():
-        if not path.exists() or path.read_bytes() != content:
-            path.write_bytes(content)
-
-
-def _find_notebook(name: str) -> Path:
-    """An analysis notebook by path, or by name in notebooks/ (here or in the
-    checkout evp was installed from)."""
-    from evp.notebook import project_root
-
-    path = Path(name).expanduser()
-    if path.suffix == ".ipynb" and path.is_file():
-        return path.resolve()
-    roots = [Path("notebooks"), *(
-        [root / "notebooks"] if (root := project_root()) else [])]
-    for folder in roots:
-        if not folder.is_dir():
-            continue
-        found = _notebooks(folder, None)
-        for candidate in found:
-            relative = candidate.relative_to(folder).with_suffix("").as_posix()
-            if name.removesuffix(".ipynb") in (candidate.stem, relative):
-                return candidate.resolve()
-        available = ", ".join(p.relative_to(folder).with_suffix("").as_posix()
-                              for p in found)
-        raise UsageError(f"NOTEBOOK: no analysis notebook {name!r} in {folder}; "
-                         f"available: {available}")
-    raise UsageError(f"NOTEBOOK: no notebook {name!r}: give the path of a .ipynb file")
+    return 2 if done.failures else 0
 
 
 def _tuner_trials(args: argparse.Namespace):
     """For evp run: the trials of an Optuna study or Ray Tune experiment, under
-    their own column names, or None for other results."""
-    from evp.datasets import read_results
-    from evp.tuners import is_tuner_source
+    their own column names, or None for other results; --score and --minimize
+    from the tuner's objective and direction."""
+    from evp.readers import read_results
+    from evp.readers.tuners import is_tuner_source
 
     if is_tuner_source(args.results) is None:
         for flag, value in (("--study", args.study), ("--metric", args.metric),
@@ -498,21 +351,23 @@ def _tuner_trials(args: argparse.Namespace):
                 raise UsageError(f"{flag} is for results read straight from Optuna "
                                  f"or Ray Tune; RESULTS is neither: leave {flag} out")
         return None
-    data = read_results(args.results, score=args.score, group=args.group,
-                        cost=args.cost, study=args.study, metric=args.metric,
-                        mode=args.mode, per_trial=args.per_trial)
-    _from_tuner(args, data)
-    columns = {role: column for role, column in data.attrs["columns"].items()
-               if column}
-    return data.rename(columns=columns)
+    results = read_results(args.results, score=args.score, group=args.group,
+                           cost=args.cost, study=args.study, metric=args.metric,
+                           mode=args.mode, per_trial=args.per_trial,
+                           minimize=True if args.minimize else None)
+    for note in results.notes:
+        print(f"note: {note}")
+    args.score, args.minimize = results.score, results.minimize
+    return results.frame
 
 
 def run(args: argparse.Namespace) -> int:
     import papermill
 
-    from evp.notebook import RUNS_FOLDER, NotebookFailed, execute, project_root
+    from evp._workspace import RUNS_FOLDER, project_root
+    from evp.runner import NotebookFailed, execute, find_notebook
 
-    notebook = _find_notebook(args.notebook)
+    notebook = find_notebook(args.notebook)
     name = notebook.stem
     declared = papermill.inspect_notebook(str(notebook))
     results = Path(args.results).expanduser()
@@ -928,7 +783,7 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     # "--estimator v or 'w'": the alternative is a value too.
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
-    message = re.sub(r"^(score|study|metric|mode|per_trial):",
+    message = re.sub(r"^(score|study|metric|mode|per_trial|minimize):",
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
     for name, words in (names or {}).items():

@@ -29,13 +29,9 @@ import re
 
 import numpy as np
 
-from evp._validation import as_choice
-from evp.estimators import (
-    as_estimator,
-    budget_to_reach,
-    expected_max,
-    expected_max_std,
-)
+from evp import tables
+from evp._validation import as_choice, renamed
+from evp.results import as_results
 
 __all__ = [
     "PALETTE",
@@ -43,19 +39,29 @@ __all__ = [
     "plot_extrapolation",
     "plot_tail_fit",
     "plot_tuning_curves",
-    "readable_budgets",
     "save_figure",
     "set_theme",
     "theme",
-    "tuning_curve_table",
 ]
+
+
+def __getattr__(name):
+    """The table functions that lived here before :mod:`evp.tables` (deprecated)."""
+    if name in ("tuning_curve_table", "readable_budgets"):
+        import warnings
+
+        warnings.warn(f"evp.plot.{name} moved to evp.tables.{name}; the old name "
+                      "will be removed", DeprecationWarning, stacklevel=2)
+        return getattr(tables, name)
+    raise AttributeError(f"module 'evp.plot' has no attribute {name!r}")
 
 #: Okabe and Ito's colour-blind-safe palette, yellow last (it is faint on white).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
            "#000000", "#F0E442")
 
-METHOD_NAMES = {"dkw": "DKW", "ks": "KS", "ld_equal_tailed": "LD equal-tailed",
-                "ld_highest_density": "LD highest-density"}
+#: Display names of the CDF-band methods, as the figures and notebooks spell them.
+METHOD_NAMES = {"ld_highest_density": "LD highest-density",
+                "ld_equal_tailed": "LD equal-tailed", "ks": "KS", "dkw": "DKW"}
 
 # Alphas of the fills, so that two overlapping bands stay readable.
 BAND_ALPHA = 0.18
@@ -135,92 +141,6 @@ def _save(figure, path, *, dpi: int = 150):
                 else {"Date": None} if suffix == ".svg" else None)
     figure.savefig(path, bbox_inches="tight", dpi=dpi, metadata=metadata)
     return path
-
-
-def _method(method, band):
-    """`method`, or the deprecated `band` that named it before."""
-    if band is None:
-        return method
-    import warnings
-
-    warnings.warn("band= is renamed method=; band= will be removed",
-                  DeprecationWarning, stacklevel=3)
-    if method is not None and method != band:
-        raise ValueError(f"method={method!r} and band={band!r} disagree: pass "
-                         "method only")
-    return band
-
-
-def _split(data, column, hue):
-    """{model: values of `column`}, one entry per model in order of appearance."""
-    from evp.datasets import scores_by_model
-
-    if data is None:
-        raise ValueError("data must be a DataFrame with one row per search round")
-    for name in (column, hue):
-        if name is not None and name not in data.columns:
-            raise ValueError(f"no column {name!r} in data; columns are "
-                             f"{list(data.columns)}")
-    return scores_by_model(data, score=column, group=hue)
-
-
-def readable_budgets(rounds: int) -> list[int]:
-    """1, 2, 3, 5, 10, 20, 50, 100, 200, 500, … up to `rounds`, and `rounds`."""
-    budgets, scale = [1, 2, 3, 5], 10
-    while scale <= rounds:
-        budgets += [scale, 2 * scale, 5 * scale]
-        scale *= 10
-    return sorted({n for n in budgets if n < rounds} | {rounds})
-
-
-def tuning_curve_table(
-    data,
-    *,
-    y: str = "score",
-    hue: str | None = None,
-    cost: str | None = None,
-    estimator: str = "v",
-    ns=None,
-    method: str | None = None,
-    confidence: float = 0.8,
-    minimize: bool = False,
-    band: str | None = None,
-):
-    """Tuning curves of every model as one tidy DataFrame, the data behind the plot.
-
-    Columns: ``model``, ``n``, ``curve`` (the chosen estimator, default "v"),
-    ``std`` (plug-in standard deviation of the best of n, Dodge et al. 2019 §3.3),
-    ``budget`` (n × mean cost per round, when `cost` is given), and, when `method`
-    names a CDF-band method, ``band_lower``, ``median``, ``band_upper`` of the
-    median tuning curve at the given `confidence` (default 0.8). Budgets default to
-    1..B per model. `band` is the old name of `method` (deprecated).
-    """
-    import pandas as pd
-
-    method = _method(method, band)
-    estimator = as_estimator(estimator)
-    tables = []
-    costs = _split(data, cost, hue) if cost is not None else {}
-    for name, scores in _split(data, y, hue).items():
-        n = np.arange(1, len(scores) + 1) if ns is None else np.asarray(ns)
-        table = pd.DataFrame({
-            "model": name,
-            "n": n,
-            "curve": expected_max(scores, n, estimator=estimator, minimize=minimize),
-            "std": expected_max_std(scores, n, minimize=minimize),
-        })
-        if cost is not None:
-            table["budget"] = n * costs[name].mean()
-        if method is not None:
-            from evp.bands import tuning_curve_band
-
-            result = tuning_curve_band(scores, n, confidence, method=method,
-                                       minimize=minimize)
-            table["band_lower"] = result.lower
-            table["median"] = result.estimate
-            table["band_upper"] = result.upper
-        tables.append(table)
-    return pd.concat(tables, ignore_index=True)
 
 
 # ----------------------------------------------------------------- labels and axes
@@ -407,7 +327,7 @@ def _panels(count: int):
 def plot_tuning_curves(
     data=None,
     *,
-    y: str = "score",
+    y: str | None = None,
     hue: str | None = None,
     cost: str | None = None,
     cost_unit: str | None = None,
@@ -419,7 +339,7 @@ def plot_tuning_curves(
     target: float | None = None,
     x: str = "trials",
     logx: bool = True,
-    minimize: bool = False,
+    minimize: bool | None = None,
     palette=None,
     ax=None,
     panels: bool | None = None,
@@ -429,10 +349,12 @@ def plot_tuning_curves(
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        Search results, one row per round.
+    data : evp.Results or pandas.DataFrame
+        Search results, one row per round. Results name their own score, model
+        and cost columns and direction; leave `y`, `hue`, `cost` and `minimize`
+        out for them.
     y : str
-        Column of scores.
+        Column of scores of a frame (default ``"score"``).
     hue : str, optional
         Column naming the model of each round: one curve per model.
     cost : str, optional
@@ -464,7 +386,7 @@ def plot_tuning_curves(
         a round of that model; needs `cost`), as in Dodge et al. (2019), Fig. 1.
     logx : bool
         Logarithmic horizontal axis, with plain tick labels (1, 10, 100).
-    minimize : bool
+    minimize : bool, default False
         Scores are losses (lower is better): labels say "lowest".
     palette : seaborn palette, optional
         Default: Okabe and Ito's colour-blind-safe palette (:data:`PALETTE`).
@@ -480,21 +402,27 @@ def plot_tuning_curves(
     """
     import matplotlib.pyplot as plt
 
-    method = _method(method, band)
+    method = renamed(method, band, "method", "band")
     x = as_choice(x, "x", ("trials", "cost"))
-    if x == "cost" and cost is None:
+    results = as_results(data, score=y, group=hue, cost=cost, minimize=minimize)
+    if x == "cost" and results.cost is None:
         raise ValueError("x='cost' needs the cost column: pass cost=")
-    table = tuning_curve_table(data, y=y, hue=hue, cost=cost, estimator=estimator,
-                               ns=ns, method=method, confidence=confidence,
-                               minimize=minimize)
-    estimator = as_estimator(estimator)
+    y, hue, cost, minimize = (results.score_name, results.group, results.cost,
+                              results.minimize)
+    table = tables.tuning_curve_table(results, estimator=estimator, ns=ns,
+                                      method=method, confidence=confidence)
+    needed = {}
+    if target is not None:  # where each model's guide goes
+        budgets = tables.budget_table(results, target, estimator=estimator)
+        needed = dict(zip(budgets["model"], budgets["trials (expected)"],
+                          strict=True))
     models = list(dict.fromkeys(table["model"]))
     if panels is None:
         panels = ax is None and len(models) > 2
     if panels and ax is not None:
         raise ValueError("panels=True draws a figure of its own: leave ax out, or "
                          "pass panels=False")
-    split = _split(data, y, hue)
+    split = results.scores_as_read
     colors = dict(zip(models, _colors(palette, len(models)), strict=True))
     position = "budget" if x == "cost" else "n"
 
@@ -574,8 +502,7 @@ def plot_tuning_curves(
                                    nudge=index)
                     sides.update(opened)
                 if target is not None:
-                    n_needed = budget_to_reach(scores, target, estimator=estimator,
-                                               minimize=minimize)
+                    n_needed = needed[model]
                     if n_needed is not None:
                         spot = rows.loc[rows["n"] == n_needed, position]
                         spot = float(spot.iloc[0]) if len(spot) else float(n_needed)
@@ -874,14 +801,10 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
     """
     import matplotlib.pyplot as plt
 
-    from evp.bands import cdf_band
-
-    band = cdf_band(ys, confidence, method=method)
-    y, n = band.scores, band.n
-    tail = y <= threshold if dist.convex else y > threshold
-    positions = (np.arange(1, n + 1) - 0.5) / n
-    x = dist.ppf(positions[tail])
-    low, high = dist.ppf(band.lower[tail]), dist.ppf(band.upper[tail])
+    table = tables.qq_table(dist, ys, threshold, confidence=confidence, method=method)
+    scores, x, low, high, outside = (
+        table[c].to_numpy() for c in ("score", "fitted quantile", "band lower",
+                                      "band upper", "outside"))
     if ax is None:
         with plt.rc_context(theme()):
             _, ax = plt.subplots(figsize=(4.2, 4.0), layout="constrained")
@@ -890,13 +813,12 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
     ax.fill_between(x[finite], low[finite], high[finite], color=color,
                     alpha=BAND_ALPHA, linewidth=0,
                     label=f"{confidence:.0%} band through the fit")
-    outside = (y[tail] < low) | (y[tail] > high)
-    ax.plot(x[~outside], y[tail][~outside], "o", color=color, markersize=3,
+    ax.plot(x[~outside], scores[~outside], "o", color=color, markersize=3,
             label="scores in the fitted region")
     if outside.any():
-        ax.plot(x[outside], y[tail][outside], "x", color=PALETTE[5], markersize=5,
+        ax.plot(x[outside], scores[outside], "x", color=PALETTE[5], markersize=5,
                 label="outside the band")
-    span = [min(x.min(), y[tail].min()), max(x.max(), y[tail].max())]
+    span = [min(x.min(), scores.min()), max(x.max(), scores.max())]
     ax.plot(span, span, color="0.4", linewidth=0.8, linestyle="--", label="y = x")
     ax.set(xlabel="fitted quantile", ylabel="score", title=label or "")
     ax.legend(fontsize="small")
@@ -938,23 +860,21 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
     """
     import matplotlib.pyplot as plt
 
-    from evp.estimators import quantile_tuning_curve
-
-    ys = np.asarray(ys, dtype=float)
     size, minimize = len(ys), bool(found.minimize)
+    table = tables.extrapolation_table(fit, found, ys, extrapolate=extrapolate)
+    fitted = table[table["curve"] == "fitted"]
+    empirical = table[table["curve"] == "empirical"]
     if ax is None:
         with plt.rc_context(theme()):
             _, ax = plt.subplots(figsize=(4.6, 3.6), layout="constrained")
     color = color or PALETTE[0]
-    ks = np.unique(np.geomspace(1, extrapolate * size, 200).round())
-    low, high = found.quantile_tuning_curve(ks)
+    ks, low, high = (fitted[c].to_numpy() for c in ("n", "lower", "upper"))
     shown = np.isfinite(low) & np.isfinite(high)
     ax.fill_between(ks[shown], low[shown], high[shown], color=color,
                     alpha=BAND_ALPHA, linewidth=0,
                     label=f"{found.confidence:.0%} band (confidence set)")
-    ax.plot(ks, fit.quantile_tuning_curve(ks), color=color, label="fitted median")
-    seen = np.unique(np.geomspace(1, size, 25).round())
-    ax.plot(seen, quantile_tuning_curve(ys, seen, minimize=minimize), "o",
+    ax.plot(ks, fitted["median"].to_numpy(), color=color, label="fitted median")
+    ax.plot(empirical["n"].to_numpy(), empirical["median"].to_numpy(), "o",
             color="0.2", markersize=2.5, label="empirical median")
     ax.axvline(size, color="0.6", linewidth=0.8, linestyle=":")
     ax.set(xscale="log", title=label or "", xlabel="rounds of random search (n)",

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import itertools
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,11 +165,13 @@ def _text(value) -> str:
     return str(value)
 
 
-def _hyperparameters(frame: pd.DataFrame) -> dict[str, str]:
-    """Hyperparameter columns (as recorded) and their short names."""
+def _hyperparameters(frame: pd.DataFrame, roles) -> dict[str, str]:
+    """Hyperparameter columns (as recorded) and their short names; `roles` are the
+    score, group and cost columns, which are not."""
     named = [c for c in frame.columns if str(c).startswith(_CONFIG_PREFIXES)]
     if not named:
-        named = [c for c in frame.columns[3:] if str(c) not in _BOOKKEEPING
+        named = [c for c in frame.columns if c not in roles
+                 and str(c) not in _BOOKKEEPING
                  and not str(c).startswith("versions.")
                  and str(c) not in _INFRASTRUCTURE]
     short = {}
@@ -222,7 +223,7 @@ def _recorded(rounds: pd.DataFrame, columns) -> str:
     return "; ".join(found) or TO_FILL
 
 
-def build_report(results, *, models=None, minimize: bool = False,
+def build_report(results, *, models=None, minimize: bool | None = None,
                  target: float | None = None, confidence: float = 0.8,
                  method: str = "ld_highest_density", strategy: str | None = None,
                  title: str | None = None) -> Report:
@@ -230,13 +231,13 @@ def build_report(results, *, models=None, minimize: bool = False,
 
     Parameters
     ----------
-    results : pandas.DataFrame
-        As :func:`evp.datasets.read_results` returns it (``score``, optional
-        ``group`` and ``cost`` columns, the rest as recorded).
+    results : evp.Results
+        As :func:`evp.read_results` returns them: the score, model and cost
+        columns, the direction, the strategy and the reader's notes are theirs.
     models : sequence of str, optional
         The models to report, in order; default all.
-    minimize : bool, default False
-        The score is a loss.
+    minimize : bool, optional
+        The score is a loss; default as `results` say (must agree with them).
     target : float, optional
         The score whose budget to report. Default: the weakest model's expected
         best score after all its rounds, which every model reaches.
@@ -246,55 +247,56 @@ def build_report(results, *, models=None, minimize: bool = False,
         The CDF band (see :func:`evp.cdf_band`).
     strategy : str, optional
         How hyperparameters were chosen (e.g. "random search, 50 trials per
-        model"); default ``results.attrs["strategy"]`` when a reader recorded it,
-        else "to fill in".
+        model"); default ``results.strategy`` when a reader recorded it, else "to
+        fill in".
     title : str, optional
 
     Returns
     -------
     Report
     """
-    from evp.datasets import scores_by_model
     from evp.plot import cost_unit
+    from evp.results import Results, as_results
 
-    if not isinstance(results, pd.DataFrame) or "score" not in results.columns:
-        raise ValueError("results must be a frame from evp.datasets.read_results "
-                         "(with a 'score' column)")
-    names = {"score": "score", "group": None, "cost": None,
-             **results.attrs.get("columns", {})}
-    has_group = "group" in results.columns
-    has_cost = "cost" in results.columns
-    scores = scores_by_model(results, models, group="group" if has_group else None)
-    rounds = {m: (results[results["group"].astype(str) == m] if has_group
-                  else results) for m in scores}
-    hyper = _hyperparameters(results)
-    versions = [c for c in results.columns if str(c).startswith("versions.")]
-    infrastructure = [c for c in results.columns if str(c) in _INFRASTRUCTURE]
-    score_name = names["score"] or "score"
-    strategy = strategy or results.attrs.get("strategy") or TO_FILL
+    if not isinstance(results, Results):
+        raise ValueError(f"results must be evp.Results, as evp.read_results returns "
+                         f"them; got {type(results).__name__}")
+    results = as_results(results, minimize=minimize).select(models)
+    minimize = results.minimize
+    frame = results.frame
+    roles = {results.score, results.group, results.cost} - {None}
+    names = frame[results.group].astype(str) if results.group is not None else None
+    rounds = ({m: frame[names == m] for m in results.models}
+              if results.group is not None else {results.models[0]: frame})
+    scores = results.scores_as_read
+    hyper = _hyperparameters(frame, roles)
+    versions = [c for c in frame.columns if str(c).startswith("versions.")]
+    infrastructure = [c for c in frame.columns if str(c) in _INFRASTRUCTURE]
+    score_name = results.score_name
+    strategy = strategy or results.strategy or TO_FILL
 
     rows = {}
-    for model, frame in rounds.items():
-        values = frame["score"].to_numpy(dtype=float)
-        best = frame.iloc[int(np.argmin(values) if minimize else np.argmax(values))]
+    for model, rows_of_model in rounds.items():
+        values = scores[model]
+        best = rows_of_model.iloc[int(np.argmin(values) if minimize
+                                      else np.argmax(values))]
         assignment = "; ".join(f"{name} = {_text(best[column])}"
                                for column, name in hyper.items()
                                if not _missing(best[column])) or TO_FILL
         duration = TO_FILL
-        if has_cost:
-            cost = frame["cost"].to_numpy(dtype=float)
-            column = names["cost"] or "cost"
-            unit = cost_unit(column)
-            duration = (f"{column}: mean {cost.mean():.4g}, total {cost.sum():.4g}"
-                        + (f" {unit}" if unit else ""))
+        if results.cost is not None:
+            cost = rows_of_model[results.cost].to_numpy(dtype=float)
+            unit = cost_unit(results.cost)
+            duration = (f"{results.cost}: mean {cost.mean():.4g}, total "
+                        f"{cost.sum():.4g}" + (f" {unit}" if unit else ""))
         rows[model] = [
-            str(len(frame)), strategy,
+            str(len(rows_of_model)), strategy,
             f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
             "validation data",
-            _space(frame, hyper), assignment, _text(best["score"]),
+            _space(rows_of_model, hyper), assignment, _text(best[results.score]),
             "the expected best score and its ±1 std below",
-            duration, _recorded(frame, infrastructure), _recorded(frame, versions),
-            TO_FILL, TO_FILL, TO_FILL,
+            duration, _recorded(rows_of_model, infrastructure),
+            _recorded(rows_of_model, versions), TO_FILL, TO_FILL, TO_FILL,
         ]
     items = ["Number of search trials", "Search strategy",
              "Criterion to choose among them", "Search space (observed)",
@@ -307,13 +309,10 @@ def build_report(results, *, models=None, minimize: bool = False,
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sections, figures = _body(results, scores, rounds, score_name, minimize,
-                                  target, confidence, method, has_cost)
-    notes = [f"{sum(len(s) for s in scores.values())} rounds of {len(scores)} "
-             f"model(s); score: {score_name}"
+        sections, figures = _body(results, target, confidence, method)
+    notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
-    if results.attrs.get("note"):  # what a tuner's reader says it read
-        notes.append(results.attrs["note"])
+    notes += results.notes  # what the reader says it read
     # Each warning once, as a note on the page (a tie warning per pair would
     # otherwise repeat itself).
     if any("contain ties" in str(w.message) for w in caught):
@@ -326,25 +325,27 @@ def build_report(results, *, models=None, minimize: bool = False,
                   notes=notes)
 
 
-def _body(results, scores, rounds, score_name, minimize, target, confidence,
-          method, has_cost):
+def _body(results, target, confidence, method):
     """The sections after the checklist, and their figures."""
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from evp.bands import compare
-    from evp.estimators import budget_to_reach, expected_max
-    from evp.plot import plot_tuning_curves, readable_budgets, score_label, theme
+    from evp.plot import plot_tuning_curves, score_label, theme
+    from evp.tables import (
+        budget_table,
+        pairwise_comparisons,
+        readable_budgets,
+        verdict_table,
+        weakest_final_score,
+    )
 
-    plot_data = results.rename(columns={"score": score_name})
-    hue = "group" if "group" in results.columns else None
+    score_name, minimize = results.score_name, results.minimize
     figures, sections = {}, []
     with matplotlib.rc_context(theme()):
         for name, options in (("curves", {"std": True}),
                               ("bands", {"std": False, "method": method,
                                          "confidence": confidence})):
-            axes = plot_tuning_curves(plot_data, y=score_name, hue=hue,
-                                      minimize=minimize, **options)
+            axes = plot_tuning_curves(results, **options)
             figure = np.ravel(axes)[0].figure
             buffer = io.BytesIO()
             figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
@@ -357,33 +358,23 @@ def _body(results, scores, rounds, score_name, minimize, target, confidence,
 
     # Verdicts: every pair, both directions, at readable budgets; one column per
     # pair naming the model with evidence in its favour.
-    ns = readable_budgets(max(len(s) for s in scores.values()))
-    sentences, table = [], pd.DataFrame({"n": ns})
-    for a, b in itertools.combinations(scores, 2):
-        comparison = compare(scores[a], scores[b], ns, confidence, method=method,
-                             minimize=minimize)
-        sentences += [f"{a} vs {b}, {s}" for s in comparison.describe((a, b))]
-        table[f"{a} vs {b}"] = [f"{strength}: {winner}" if winner else "none"
-                                for winner, strength in zip(
-                                    comparison.winner((a, b)),
-                                    comparison.strength(), strict=True)]
+    ns = readable_budgets(max(len(s) for s in results.scores.values()))
+    comparisons = pairwise_comparisons(results, ns, confidence, method=method)
+    sentences = [f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
+                 for s in comparison.describe((a, b))]
     if sentences:
         sections.append(("Verdicts (Lourie, Cho and He 2024, §2)", sentences))
-        sections.append(("Evidence by budget (the model it favours)", table))
+        sections.append(("Evidence by budget (the model it favours)",
+                         verdict_table(comparisons, ns)))
 
     if target is None:  # the weakest model's expected best after all its rounds
-        ends = [expected_max(v, len(v), minimize=minimize) for v in scores.values()]
-        target = max(ends) if minimize else min(ends)
-    budget_rows = []
-    for model, values in scores.items():
-        costs = rounds[model]["cost"].to_numpy(dtype=float) if has_cost else None
-        budget = budget_to_reach(values, target, cost=costs, minimize=minimize)
-        row = {"model": model, "rounds run": len(values),
-               "trials (expected)": "more than were run" if budget is None
-               else int(budget)}
-        if has_cost:
-            row["cost (expected)"] = "" if budget is None else budget.expected_cost
-        budget_rows.append(row)
+        target = weakest_final_score(results)
+    budgets = budget_table(results, target)
+    budgets["trials (expected)"] = budgets["trials (expected)"].map(
+        lambda n: "more than were run" if n is None else n)
+    if results.cost is not None:
+        budgets["cost (expected)"] = budgets["cost (expected)"].map(
+            lambda c: "" if pd.isna(c) else c)
     sections.append((f"Budget to reach {score_name} {'≤' if minimize else '≥'} "
-                     f"{target:.4g} in expectation", pd.DataFrame(budget_rows)))
+                     f"{target:.4g} in expectation", budgets))
     return sections, figures

@@ -141,13 +141,15 @@ def test_reproduce_finds_analyses_in_subfolders_but_not_assignments(tmp_path):
                  ".ipynb_checkpoints/b-checkpoint.ipynb"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("{}")
-    found = cli._notebooks(tmp_path, None)
+    from evp.runner import notebooks
+
+    found = notebooks(tmp_path, None)
     # Top-level analyses first, then the classroom's.
     assert [p.relative_to(tmp_path).as_posix() for p in found] == [
         "b.ipynb", "classroom/a.ipynb"]
-    assert cli._notebooks(tmp_path, ["a"]) == [tmp_path / "classroom/a.ipynb"]
-    with pytest.raises(cli.UsageError, match="no notebook named x"):
-        cli._notebooks(tmp_path, ["x"])
+    assert notebooks(tmp_path, ["a"]) == [tmp_path / "classroom/a.ipynb"]
+    with pytest.raises(ValueError, match="no notebook named x"):
+        notebooks(tmp_path, ["x"])
 
 
 def test_the_old_band_option_still_works_with_a_deprecation_note(results_csv,
@@ -165,7 +167,7 @@ def test_the_old_band_option_still_works_with_a_deprecation_note(results_csv,
 def test_plot_takes_method_and_the_old_band_keyword():
     import warnings
 
-    from evp.plot import tuning_curve_table
+    from evp.tables import tuning_curve_table
 
     data = pd.DataFrame({"score": np.random.default_rng(1).random(30)})
     new = tuning_curve_table(data, ns=[1, 4], method="ks")
@@ -182,10 +184,12 @@ def test_plot_takes_method_and_the_old_band_keyword():
 
 
 def test_readable_budgets():
-    assert cli.readable_budgets(297) == [1, 2, 3, 5, 10, 20, 50, 100, 200, 297]
-    assert cli.readable_budgets(100) == [1, 2, 3, 5, 10, 20, 50, 100]
-    assert cli.readable_budgets(4) == [1, 2, 3, 4]
-    assert cli.readable_budgets(1) == [1]
+    from evp.tables import readable_budgets
+
+    assert readable_budgets(297) == [1, 2, 3, 5, 10, 20, 50, 100, 200, 297]
+    assert readable_budgets(100) == [1, 2, 3, 5, 10, 20, 50, 100]
+    assert readable_budgets(4) == [1, 2, 3, 4]
+    assert readable_budgets(1) == [1]
 
 
 def test_curve_prints_readable_budgets_per_model_or_every_one(results_csv, capsys):

@@ -506,20 +506,18 @@ def write(frame: pd.DataFrame, path: Path) -> Path:
 def test_read_results_round_trips(runs, tmp_path, name):
     path = write(runs, tmp_path / name)
     got = read_results(path, score="f1", group="model", cost="seconds")
-    expected = pd.DataFrame({
-        "score": runs["f1"], "group": runs["model"], "cost": runs["seconds"],
-        "lr": runs["lr"], "note": runs["note"],
-    })
-    pd.testing.assert_frame_equal(got, expected)
-    assert got["score"].dtype == np.float64 and got["cost"].dtype == np.float64
+    assert (got.score, got.group, got.cost) == ("f1", "model", "seconds")
+    pd.testing.assert_frame_equal(got.frame, runs, check_dtype=False)
+    assert got.frame["f1"].dtype == np.float64
+    assert got.frame["seconds"].dtype == np.float64
 
 
 def test_read_results_from_a_frame_keeps_the_other_columns(runs):
     original = runs.copy()
     got = read_results(runs.set_index("note"), score="f1")
-    assert list(got.columns) == ["score", "model", "seconds", "lr"]
-    assert got.index.tolist() == [0, 1, 2, 3]
-    np.testing.assert_array_equal(got["score"], runs["f1"])
+    assert list(got.frame.columns) == ["f1", "model", "seconds", "lr"]
+    assert got.frame.index.tolist() == [0, 1, 2, 3]
+    np.testing.assert_array_equal(got.frame["f1"], runs["f1"])
     pd.testing.assert_frame_equal(runs, original)  # the input is untouched
 
 
@@ -527,8 +525,8 @@ def test_read_results_groups_are_strings(tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text("acc,arm\n0.5,1\n0.7,2\n")
     got = read_results(str(path), score="acc", group="arm")
-    assert got["group"].tolist() == ["1", "2"]
-    assert got["score"].tolist() == [0.5, 0.7]
+    assert got.frame["arm"].tolist() == ["1", "2"] and got.models == ["1", "2"]
+    assert got.frame["acc"].tolist() == [0.5, 0.7]
 
 
 def test_read_results_lists_missing_and_non_numeric_scores(tmp_path):
@@ -591,8 +589,9 @@ def test_read_results_other_bad_input(runs, tmp_path):
         read_results(runs.iloc[:0], score="f1")
     with pytest.raises(ValueError, match="different columns"):
         read_results(runs, score="f1", cost="f1")
-    with pytest.raises(ValueError, match="already has a column named 'score'"):
-        read_results(runs.rename(columns={"lr": "score"}), score="f1")
+    # A column called "score" that is not the score is just another column.
+    clash = read_results(runs.rename(columns={"lr": "score"}), score="f1")
+    np.testing.assert_array_equal(clash.scores["f1"], runs["f1"])
     (tmp_path / "broken.jsonl").write_text('{"f1": 0.5}\n{"f1": \n')
     with pytest.raises(ValueError, match="not valid JSON Lines"):
         read_results(tmp_path / "broken.jsonl", score="f1")
@@ -600,15 +599,16 @@ def test_read_results_other_bad_input(runs, tmp_path):
 
 def test_read_results_remembers_the_users_column_names(runs):
     got = read_results(runs, score="f1", group="model")
-    assert got.attrs["columns"] == {"score": "f1", "group": "model", "cost": None}
+    assert (got.score, got.group, got.cost) == ("f1", "model", None)
+    assert got.frame.attrs == {}  # nothing rides in DataFrame.attrs
 
 
 def test_read_results_flattens_nested_json_lines(tmp_path):
     path = tmp_path / "runs.jsonl"
     path.write_text('{"acc": 0.5, "config": {"lr": 0.1, "depth": 2}}\n'
                     '{"acc": 0.7, "config": {"lr": 0.2}}\n')
-    got = read_results(path, score="acc")
-    assert list(got.columns) == ["score", "config.lr", "config.depth"]
+    got = read_results(path, score="acc").frame
+    assert list(got.columns) == ["acc", "config.lr", "config.depth"]
     assert got["config.lr"].tolist() == [0.1, 0.2]
     assert got["config.depth"].iloc[0] == 2 and np.isnan(got["config.depth"].iloc[1])
 
@@ -650,21 +650,25 @@ def test_load_search_reads_a_file_or_a_folder_of_them(tmp_path):
     write_trials(tmp_path / "cnn.jsonl", "cnn", [0.3, 0.4, 0.35])
     write_trials(tmp_path / "lr.jsonl", "lr", [0.5, 0.2])
     one = load_search(tmp_path / "lr.jsonl")
-    assert one["trial"].tolist() == [0, 1]  # sorted by trial
-    assert one["accuracy"].tolist() == [0.5, 0.2]
-    assert one["config.lr"].tolist() == [1.0, 0.1]
+    assert (one.score, one.group, one.cost) == ("accuracy", "model", "seconds")
+    assert one.strategy.startswith("random search")
+    assert one.frame["trial"].tolist() == [0, 1]  # sorted by trial
+    assert one.frame["accuracy"].tolist() == [0.5, 0.2]
+    assert one.frame["config.lr"].tolist() == [1.0, 0.1]
     both = load_search(tmp_path)
-    assert both["model"].tolist() == ["cnn"] * 3 + ["lr"] * 2
-    assert list(both.columns[:3]) == ["model", "trial", "accuracy"]
+    assert both.frame["model"].tolist() == ["cnn"] * 3 + ["lr"] * 2
+    assert list(both.frame.columns[:3]) == ["model", "trial", "accuracy"]
+    assert both.models == ["cnn", "lr"]
     # read_results takes the folder as it is.
     data = read_results(tmp_path, score="accuracy", group="model", cost="seconds")
     np.testing.assert_array_equal(scores_by_model(data)["cnn"], [0.3, 0.4, 0.35])
+    assert data.strategy == one.strategy  # what the reader recorded travels on
 
 
 def test_load_search_reads_the_projects_own_searches():
     data = load_search(ROOT / "data" / "sst5")
-    assert data.groupby("model").size().to_dict() == {"cnn": 100, "lboe": 100,
-                                                      "lr": 100}
+    assert {m: s.size for m, s in data.scores.items()} == {"cnn": 100, "lboe": 100,
+                                                          "lr": 100}
 
 
 def test_load_search_rejects_what_is_not_a_search(tmp_path):
@@ -681,9 +685,9 @@ def test_load_search_rejects_what_is_not_a_search(tmp_path):
 def test_read_results_sniffs_the_delimiter_and_a_decimal_comma(runs, tmp_path, sep):
     path = tmp_path / "runs.csv"
     runs.to_csv(path, sep=sep, decimal="," if sep == ";" else ".", index=False)
-    got = read_results(path, score="f1", group="model", cost="seconds")
-    np.testing.assert_array_equal(got["score"], runs["f1"])
-    np.testing.assert_array_equal(got["cost"], runs["seconds"])
+    got = read_results(path, score="f1", group="model", cost="seconds").frame
+    np.testing.assert_array_equal(got["f1"], runs["f1"])
+    np.testing.assert_array_equal(got["seconds"], runs["seconds"])
     np.testing.assert_array_equal(got["lr"], runs["lr"])
 
 
@@ -691,7 +695,7 @@ def test_read_results_takes_sep_and_decimal(runs, tmp_path):
     path = tmp_path / "runs.txt"
     runs.to_csv(path, sep=";", decimal=",", index=False)
     got = read_results(path, score="f1", sep=";", decimal=",")
-    np.testing.assert_array_equal(got["score"], runs["f1"])
+    np.testing.assert_array_equal(got.frame["f1"], runs["f1"])
     with pytest.raises(ValueError, match=r"looks separated by ';': pass sep=';'"):
         read_results(path, score="f1", sep=",")
     with pytest.raises(ValueError, match="sep and decimal are both ','"):
@@ -703,7 +707,7 @@ def test_read_results_reads_parquet(runs, tmp_path, monkeypatch):
     path = tmp_path / "runs.parquet"
     runs.to_parquet(path)
     got = read_results(path, score="f1", group="model", cost="seconds")
-    np.testing.assert_array_equal(got["score"], runs["f1"])
+    np.testing.assert_array_equal(got.frame["f1"], runs["f1"])
     (tmp_path / "broken.pq").write_bytes(b"not parquet")
     with pytest.raises(ValueError, match=r"broken\.pq is not a readable Parquet"):
         read_results(tmp_path / "broken.pq", score="f1")
@@ -725,10 +729,9 @@ def test_read_results_drops_bad_rows_only_when_asked(runs):
                                          r"column 'f1' .* rows 2; cost column "
                                          r"'seconds' has negative values in rows 3"):
         got = read_results(bad, score="f1", cost="seconds", drop_bad_rows=True)
-    assert got["score"].tolist() == [0.5, 0.25]
-    assert got["note"].tolist() == ["a", "d"]
-    assert got.attrs["dropped_rows"] == [2, 3]
-    assert read_results(runs, score="f1", drop_bad_rows=True).attrs[
-        "dropped_rows"] == []
+    assert got.frame["f1"].tolist() == [0.5, 0.25]
+    assert got.frame["note"].tolist() == ["a", "d"]
+    assert got.dropped == (2, 3)
+    assert read_results(runs, score="f1", drop_bad_rows=True).dropped == ()
     with pytest.raises(ValueError, match="every row is bad"):
         read_results(runs.assign(f1=np.nan), score="f1", drop_bad_rows=True)

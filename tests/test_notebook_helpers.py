@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from evp import notebook
-from evp.notebook import Results, as_count, as_list, clean, load_results, report_claims
+from evp.notebook import Results, as_count, as_list, load_results, report_claims
+from evp.runner import clean
 
 
 @pytest.mark.parametrize("value, kind, expected", [
@@ -114,7 +115,7 @@ def test_first_says_what_it_leaves_out(tmp_path, capsys):
 
 def test_from_scores():
     results = Results.from_scores({"bag": [0.2, 0.1]}, source="a bag")
-    assert results.models == ["bag"] and results.data["group"].tolist() == ["bag"] * 2
+    assert results.models == ["bag"] and results.frame["group"].tolist() == ["bag"] * 2
 
 
 def test_figures_go_to_evp_runs_on_users_data(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evp import cli
+from evp.runner import notebooks
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -49,7 +49,7 @@ def test_synthetic_mse_on_a_users_scores(tmp_path):
     assert (tmp_path / "figures" / "synthetic_mse-bias-variance-mse.png").exists()
 
 
-ANALYSES = cli._notebooks(NOTEBOOKS, None)
+ANALYSES = notebooks(NOTEBOOKS, None)
 
 
 def test_the_classroom_notebooks_are_among_the_analyses():

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import evp
-from evp.plot import plot_tuning_curves, tuning_curve_table
+from evp.plot import plot_tuning_curves
+from evp.tables import tuning_curve_table
 
 pytestmark = pytest.mark.needs("matplotlib", "seaborn")
 

@@ -213,8 +213,9 @@ def test_a_tuners_hyperparameters_and_note_reach_the_report():
                            "config/layers": rng.integers(1, 4, 12),
                            "trial_id": [f"t{i}" for i in range(12)],
                            "hostname": "node-1"})
-    trials.attrs["note"] = "Ray Tune experiment 'exp': 12 trials"
-    report = build_report(read_results(trials, score="acc"))
+    read = read_results(trials, score="acc").with_notes(
+        "Ray Tune experiment 'exp': 12 trials")
+    report = build_report(read)
     (model,) = report.checklist.columns[1:]
     space = row(report, "Search space")[model]
     assert space.startswith(f"lr: {trials['config/lr'].min():.4g} – ")

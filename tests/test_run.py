@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from user_results import write_fold_results, write_search_results
 
-from evp import cli
+from evp.runner import notebooks
 
 pytestmark = pytest.mark.needs("papermill", "matplotlib")
 
@@ -53,7 +53,7 @@ NOT_ON_USERS_DATA = {"tuning_and_cross_validation"}  # it trains its own classif
 # parametric fits run on the tiny model with ties and on the losses.
 SKIPPED = {("parametric_tuning_curves", "five-models-percent")}
 
-ANALYSES = [p for p in cli._notebooks(NOTEBOOKS, None)
+ANALYSES = [p for p in notebooks(NOTEBOOKS, None)
             if p.stem not in NOT_ON_USERS_DATA]
 
 

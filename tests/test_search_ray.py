@@ -140,12 +140,13 @@ def test_a_real_ray_tune_experiment_reads_back(tmp_path, address):
                                   verbose=0))
     grid = tuner.fit()
     assert not grid.errors
-    best = read_results(tmp_path / "tiny", metric="acc", mode="max")
+    best = read_results(tmp_path / "tiny", metric="acc", mode="max").frame
     assert best["config/x"].tolist() == [0.2, 0.6, 0.4]  # grid order = trial order
-    np.testing.assert_allclose(best["score"], [0.2, 0.6, 0.4])
+    np.testing.assert_allclose(best["acc"], [0.2, 0.6, 0.4])
     assert best["step"].tolist() == [2, 2, 2]
-    last = read_results(tmp_path / "tiny", metric="acc", mode="max", per_trial="last")
-    np.testing.assert_allclose(last["score"], [0.15, 0.45, 0.3])
+    last = read_results(tmp_path / "tiny", metric="acc", mode="max",
+                        per_trial="last").frame
+    np.testing.assert_allclose(last["acc"], [0.15, 0.45, 0.3])
     assert last["training_iteration"].tolist() == [3, 3, 3]
     assert (best["time_total_s"] >= 0).all()
 

@@ -3,7 +3,6 @@ points and the best of k draws from them, checked against enumeration; and the
 structure around it (inputs checked once, one warning, private modules kept
 private)."""
 
-import ast
 import itertools
 import warnings
 from pathlib import Path
@@ -121,25 +120,6 @@ def test_result_objects_have_a_short_repr():
     text = repr(band)
     assert len(text) < 200 and "499 budgets" in text and "3 samples" in text
     assert repr(band.cdf).startswith("CDFBand(n=2000, 3 samples")
-
-
-def imports_of(path: Path) -> set[str]:
-    modules = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            modules.add(node.module)
-        elif isinstance(node, ast.Import):
-            modules |= {alias.name for alias in node.names}
-    return modules
-
-
-def test_the_exact_cores_are_imported_only_by_the_band_and_estimator_code():
-    allowed = {"evp._order_statistics": {"bands.py"},
-               "evp._step_cdf": {"bands.py", "estimators.py"}}
-    for path in sorted((ROOT / "evp").rglob("*.py")):
-        for module, users in allowed.items():
-            if module in imports_of(path):
-                assert path.name in users, f"{path.name} imports {module}"
 
 
 def test_a_frame_of_many_columns_is_refused_in_one_short_line():

@@ -64,40 +64,46 @@ def test_an_optuna_study_reads_its_completed_trials(study_db):
     path, url, study = study_db
     trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
     assert 2 <= len(trials) < len(study.trials)  # some failed, one pruned
-    data = read_results(url, study="loss")
-    assert data["score"].tolist() == [t.value for t in trials]
+    read = read_results(url, study="loss")
+    data = read.frame
+    assert read.score == "value"
+    assert data["value"].tolist() == [t.value for t in trials]
     assert data["number"].tolist() == [t.number for t in trials]
     assert data["params_x"].tolist() == [t.params["x"] for t in trials]
     assert data["params_layers"].tolist() == [t.params["layers"] for t in trials]
     # The loss itself, recomputed from the parameters.
     np.testing.assert_allclose(
-        data["score"], (data["params_x"] - 0.5) ** 2 + 0.1 * data["params_layers"])
+        data["value"], (data["params_x"] - 0.5) ** 2 + 0.1 * data["params_layers"])
     seconds = [t.duration.total_seconds() for t in trials]
     np.testing.assert_allclose(data["duration_seconds"], seconds)
-    assert data.attrs["minimize"] is True
-    assert data.attrs["name"] == "loss"
-    assert data.attrs["columns"]["score"] == "value"
+    assert read.minimize is True and read.tuner == "optuna"
+    assert read.direction == "the Optuna study's direction (minimize)"
+    assert read.name == "loss"
     left_out = len(study.trials) - len(trials)
-    assert f"{len(trials)} completed" in data.attrs["note"]
-    assert f"{left_out} trial(s) not complete" in data.attrs["note"]
+    (note,) = read.notes
+    assert f"{len(trials)} completed" in note
+    assert f"{left_out} trial(s) not complete" in note
     # The Study object and the SQLite file itself read the same.
-    pd.testing.assert_frame_equal(read_results(study), data)
-    pd.testing.assert_frame_equal(read_results(path, study="loss"), data)
+    pd.testing.assert_frame_equal(read_results(study).frame, data)
+    pd.testing.assert_frame_equal(read_results(path, study="loss").frame, data)
     with_cost = read_results(url, study="loss", cost="duration_seconds")
-    np.testing.assert_allclose(with_cost["cost"], seconds)
+    assert with_cost.cost == "duration_seconds"
+    np.testing.assert_allclose(with_cost.per_model(with_cost.cost)["loss"], seconds)
+    with pytest.raises(ValueError, match="the Optuna study minimizes its objective"):
+        read_results(url, study="loss", minimize=False)
 
 
 @pytest.mark.needs("optuna")
 def test_optuna_direction_objectives_and_errors(study_db, tmp_path):
     _, url, _ = study_db
     accuracy = read_results(url, study="accuracy")
-    assert accuracy["score"].tolist() == [0.7, 0.9, 0.8]
-    assert accuracy.attrs["minimize"] is False
-    assert set(accuracy["params_optimizer"]) <= {"adam", "sgd"}
+    assert accuracy.scores["accuracy"].tolist() == [0.7, 0.9, 0.8]
+    assert accuracy.minimize is False
+    assert set(accuracy.frame["params_optimizer"]) <= {"adam", "sgd"}
     latency = read_results(url, study="both", score="latency")
-    assert latency["score"].tolist() == [3.0, 5.0]
-    assert latency.attrs["minimize"] is True
-    assert read_results(url, study="both", score="accuracy").attrs["minimize"] is False
+    assert latency.scores_as_read["both"].tolist() == [3.0, 5.0]
+    assert latency.minimize is True
+    assert read_results(url, study="both", score="accuracy").minimize is False
     with pytest.raises(ValueError, match=r"^score: .*2 objectives \(accuracy, "
                                          r"latency\); name one"):
         read_results(url, study="both")
@@ -182,28 +188,30 @@ def tune_folder(tmp_path):
 
 
 def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
-    best = read_results(tune_folder, metric="acc", mode="max")
-    assert best["score"].tolist() == [0.7, 0.3, 0.8]  # trials 0, 1, 2; 3 errored
+    read = read_results(tune_folder, metric="acc", mode="max")
+    best = read.frame
+    assert best["acc"].tolist() == [0.7, 0.3, 0.8]  # trials 0, 1, 2; 3 errored
     assert best["trial_id"].tolist() == ["a1b2c_00000", "a1b2c_00001", "a1b2c_00002"]
     assert best["training_iteration"].tolist() == [2, 1, 2]
     assert best["loss"].tolist() == [0.6, 1.2, 0.5]  # from the same report
     assert best["config/lr"].tolist() == [0.1, 0.001, 0.01]
     assert best["config/net/width"].tolist() == [8, 32, 16]
-    assert best.attrs["minimize"] is False and best.attrs["name"] == "exp"
-    note = best.attrs["note"]
+    assert read.minimize is False and read.name == "exp"
+    assert read.direction == "Ray Tune's mode='max'"
+    (note,) = read.notes
     assert "3 trials, each trial's highest report of 'acc'" in note
     assert "1 trial(s) that stopped with an error left out" in note
     last = read_results(tune_folder, metric="acc", mode="max", per_trial="last")
-    assert last["score"].tolist() == [0.6, 0.2, 0.8]
-    assert "each trial's last report of 'acc'" in last.attrs["note"]
+    assert last.frame["acc"].tolist() == [0.6, 0.2, 0.8]
+    assert "each trial's last report of 'acc'" in last.notes[0]
     # Picked by the lowest loss, scored by the accuracy of that report.
     by_loss = read_results(tune_folder, metric="loss", mode="min", score="acc",
                            cost="time_total_s")
-    assert by_loss["score"].tolist() == [0.7, 0.2, 0.8]
-    assert by_loss["cost"].tolist() == [3.0, 3.0, 3.0]
-    assert by_loss.attrs["minimize"] is True
-    assert read_results(tune_folder, score="loss", mode="min")["score"].tolist() == [
-        0.6, 1.1, 0.5]
+    assert by_loss.frame["acc"].tolist() == [0.7, 0.2, 0.8]
+    assert by_loss.frame["time_total_s"].tolist() == [3.0, 3.0, 3.0]
+    assert by_loss.minimize is True
+    assert read_results(tune_folder, score="loss", mode="min").frame[
+        "loss"].tolist() == [0.6, 1.1, 0.5]
 
 
 def test_ray_tune_errors_name_the_argument(tune_folder):

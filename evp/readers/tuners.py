@@ -1,0 +1,397 @@
+r"""Search results straight from the tuners that ran them: Optuna and Ray Tune.
+
+:func:`evp.read_results` (and with it the command line, ``evp run`` and the
+notebooks) reads these sources through this module; the readers here return
+:class:`evp.Results` of one row per trial, for :func:`~evp.read_results` to
+validate.
+
+**Optuna** (:func:`read_optuna`): a :class:`optuna.study.Study`, a storage URL
+such as ``sqlite:///study.db`` or ``postgresql://…``, or a SQLite file (``.db``,
+``.sqlite``, ``.sqlite3``). Only completed trials are read (pruned, failed and
+running trials are counted in the note). The study's direction says whether
+lower is better; a study with several objectives needs the objective named.
+Columns, as Optuna's own ``Study.trials_dataframe`` names them:
+
+* ``value`` — the objective (``values_0``, ``values_1``, … for several
+  objectives, or the names given with ``Study.set_metric_names``);
+* ``number`` — the trial number;
+* ``duration_seconds`` — the trial's wall-clock time, a cost column;
+* ``params_<name>`` — one column per hyperparameter.
+
+**Ray Tune** (:func:`read_ray_tune`): an experiment folder (``storage_path/name``,
+by default ``~/ray_results/NAME``) of trial folders, each with the trial's
+``result.json`` (one JSON object per ``tune.report``) or ``progress.csv``, and
+``params.json``. A trial reports many times; one report per trial becomes a row:
+the best (highest for ``mode="max"``, lowest for ``mode="min"``) or the last
+report of the metric, as you choose — the frame's note says which. Columns: what
+the chosen report holds (the metric, ``training_iteration``, ``time_total_s`` as
+a cost column, ``trial_id``, …) and ``config/<name>`` per hyperparameter, as
+Ray's ``ResultGrid.get_dataframe`` names them. Trials that stopped with an error
+are left out and counted in the note.
+
+Each reader returns :class:`evp.Results` whose ``tuner`` is ``"optuna"`` or
+``"ray tune"``, ``name`` the study's or experiment's name, ``score`` the column of
+the objective or metric, ``minimize`` (and ``direction``) what the tuner says of
+it, and whose one note says what was read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evp._validation import as_choice
+from evp.results import Results
+
+__all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "is_tuner_source", "read_optuna",
+           "read_ray_tune"]
+
+#: How :func:`read_ray_tune` picks one report per trial.
+PER_TRIAL = ("best", "last")
+#: File name endings read as an Optuna SQLite storage.
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+_URL = re.compile(r"^[a-z][a-z0-9+.\-]*://", re.IGNORECASE)
+_MODES = ("max", "min")
+
+
+def _is_study(obj) -> bool:
+    """An optuna Study, recognised without importing optuna."""
+    return any(cls.__module__.startswith("optuna.") and cls.__name__ == "Study"
+               for cls in type(obj).__mro__)
+
+
+def _is_ray_folder(path: Path) -> bool:
+    """A folder of Ray Tune trial folders (or one trial folder itself)."""
+    if not path.is_dir():
+        return False
+    if (path / "result.json").is_file() or (path / "progress.csv").is_file():
+        return True
+    return any(p.is_dir() and ((p / "result.json").is_file()
+                               or (p / "progress.csv").is_file())
+               for p in path.iterdir())
+
+
+def is_tuner_source(path_or_frame) -> str | None:
+    """Which tuner wrote `path_or_frame`: ``"optuna"``, ``"ray tune"`` or None.
+
+    Optuna: a Study object, a storage URL (``scheme://…``) or a file ending in
+    one of :data:`SQLITE_SUFFIXES`. Ray Tune: a folder holding trial folders
+    with ``result.json`` or ``progress.csv`` (a folder of ``evp search``
+    ``.jsonl`` files is not one).
+    """
+    if _is_study(path_or_frame):
+        return "optuna"
+    if isinstance(path_or_frame, str) and _URL.match(path_or_frame):
+        return "optuna"
+    if not isinstance(path_or_frame, str | os.PathLike):
+        return None
+    path = Path(path_or_frame).expanduser()
+    if path.suffix.lower() in SQLITE_SUFFIXES:
+        return "optuna"
+    if path.is_dir() and not any(path.glob("*.jsonl")) and _is_ray_folder(path):
+        return "ray tune"
+    return None
+
+
+# ------------------------------------------------------------------ Optuna
+
+def _optuna():
+    try:
+        import optuna
+    except ImportError:
+        raise ImportError("path_or_frame: reading an Optuna study needs optuna: "
+                          "pip install 'evp[tuners]'") from None
+    return optuna
+
+
+def _storage(source) -> str:
+    """The storage URL of `source`; a SQLite file must exist (opening a missing
+    one would create it)."""
+    text = os.fspath(source)
+    if not _URL.match(text):
+        path = Path(text).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"path_or_frame: no such SQLite file {path}")
+        return f"sqlite:///{path.resolve()}"
+    if text.lower().startswith("sqlite:///"):
+        path = Path(text[len("sqlite:///"):].split("?")[0]).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"path_or_frame: no such SQLite file {path} "
+                                    f"(from {text})")
+    return text
+
+
+def _load_study(source, study: str | None):
+    optuna = _optuna()
+    if _is_study(source):
+        if study is not None and study != source.study_name:
+            raise ValueError(f"study: the Study object given is "
+                             f"{source.study_name!r}, not {study!r}; leave study out")
+        return source
+    url = _storage(source)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        names = optuna.get_all_study_names(storage=url)
+    except Exception as exc:  # SQLAlchemy's and the driver's errors
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"path_or_frame: {url} is not a readable Optuna storage: "
+                         f"{reason}") from None
+    if not names:
+        raise ValueError(f"path_or_frame: the Optuna storage {url} holds no study")
+    if study is None:
+        if len(names) > 1:
+            raise ValueError(f"study: the Optuna storage holds {len(names)} studies "
+                             f"({', '.join(names)}); name one with study='NAME'")
+        study = names[0]
+    elif study not in names:
+        raise ValueError(f"study: no study {study!r} in the Optuna storage; its "
+                         f"studies: {', '.join(names)}")
+    return optuna.load_study(study_name=study, storage=url)
+
+
+def _objective_names(study) -> list[str]:
+    """The objective columns, as ``Study.trials_dataframe`` names them."""
+    named = study.metric_names
+    count = len(study.directions)
+    if count == 1:
+        return [named[0] if named else "value"]
+    return list(named) if named else [f"values_{n}" for n in range(count)]
+
+
+def read_optuna(study_or_storage, *, study: str | None = None,
+                objective: str | None = None) -> Results:
+    """The completed trials of an Optuna study, one row per trial.
+
+    Parameters
+    ----------
+    study_or_storage : optuna.study.Study, str or os.PathLike
+        A study, a storage URL (``sqlite:///study.db``, ``postgresql://…``) or
+        a SQLite file (``.db``, ``.sqlite``, ``.sqlite3``).
+    study : str, optional
+        The study's name; needed when the storage holds more than one.
+    objective : str, optional
+        The objective column (see the module's column names); needed when the
+        study has several objectives. Default: the one objective.
+
+    Returns
+    -------
+    evp.Results
+        Its frame's columns: the objectives, ``number``, ``duration_seconds`` and
+        ``params_<name>`` per hyperparameter, in trial-number order; the rest as
+        the module describes (``minimize`` from the objective's direction).
+
+    Raises
+    ------
+    ImportError
+        optuna is not installed (the ``tuners`` extra).
+    FileNotFoundError
+        A SQLite file that does not exist.
+    ValueError
+        An unreadable storage, an unknown or missing study name, an unknown or
+        missing objective, or a study without completed trials.
+    """
+    optuna = _optuna()
+    loaded = _load_study(study_or_storage, study)
+    objectives = _objective_names(loaded)
+    if objective is None:
+        if len(objectives) > 1:
+            raise ValueError(f"score: the study {loaded.study_name!r} has "
+                             f"{len(objectives)} objectives ({', '.join(objectives)});"
+                             f" name one, e.g. score='{objectives[0]}'")
+        objective = objectives[0]
+    elif objective not in objectives:
+        raise ValueError(f"score: the study {loaded.study_name!r} has no objective "
+                         f"{objective!r}; its objectives: {', '.join(objectives)}")
+    direction = loaded.directions[objectives.index(objective)]
+    minimize = direction == optuna.study.StudyDirection.MINIMIZE
+    trials = loaded.get_trials(deepcopy=False)
+    complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
+    if not complete:
+        raise ValueError(f"path_or_frame: the study {loaded.study_name!r} has no "
+                         f"completed trials ({len(trials)} in all)")
+    rows = []
+    for trial in sorted(complete, key=lambda t: t.number):
+        row = dict(zip(objectives, trial.values, strict=True))
+        row["number"] = trial.number
+        row["duration_seconds"] = (trial.duration.total_seconds()
+                                   if trial.duration is not None else math.nan)
+        row.update({f"params_{k}": v for k, v in trial.params.items()})
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    others = len(trials) - len(complete)
+    left_out = (f"; {others} trial(s) not complete (pruned, failed or running) "
+                "left out" if others else "")
+    note = (f"Optuna study {loaded.study_name!r}: {len(complete)} completed trials, "
+            f"objective {objective!r} ({'minimized' if minimize else 'maximized'})"
+            f"{left_out}")
+    return Results(frame, score=objective, minimize=minimize,
+                   direction=(f"the Optuna study's direction "
+                              f"({'minimize' if minimize else 'maximize'})"),
+                   notes=(note,), tuner="optuna", name=loaded.study_name,
+                   source=f"Optuna study {loaded.study_name!r}")
+
+
+# ------------------------------------------------------------------ Ray Tune
+
+def _flatten(mapping: dict, prefix: str) -> dict:
+    out = {}
+    for key, value in mapping.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{name}/"))
+        else:
+            out[name] = value
+    return out
+
+
+def _reports(trial: Path) -> list[dict]:
+    """The trial's reports in order, from result.json (else progress.csv)."""
+    results = trial / "result.json"
+    if results.is_file():
+        reports = []
+        for line in results.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            try:
+                reports.append(json.loads(line))
+            except json.JSONDecodeError:
+                break  # a line cut short while the trial was being written
+        return reports
+    progress = trial / "progress.csv"
+    if progress.is_file() and progress.stat().st_size:
+        return pd.read_csv(progress).to_dict("records")
+    return []
+
+
+def _config(trial: Path, reports: list[dict]) -> dict:
+    params = trial / "params.json"
+    if params.is_file():
+        try:
+            return json.loads(params.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            pass
+    for report in reports:
+        if isinstance(report.get("config"), dict):
+            return report["config"]
+    return {}
+
+
+def _trial_order(trial: Path, reports: list[dict]):
+    """Ray numbers trials in its ids (``<experiment>_<counter>``)."""
+    trial_id = str(next((r["trial_id"] for r in reports if "trial_id" in r),
+                        trial.name))
+    counter = re.search(r"_(\d+)$", trial_id)
+    return (int(counter.group(1)) if counter else math.inf, trial_id, trial.name)
+
+
+def _number(value) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return number
+
+
+def read_ray_tune(folder, *, metric: str, mode: str | None = None,
+                  per_trial: str = "best") -> Results:
+    """One report per trial of a Ray Tune experiment folder, one row per trial.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The experiment folder (``~/ray_results/NAME`` by default in Ray), holding
+        one folder per trial with ``result.json`` or ``progress.csv``.
+    metric : str
+        The reported metric: it picks each trial's best report and is the score.
+    mode : {"max", "min"}
+        Whether a higher (``"max"``) or lower (``"min"``) `metric` is better.
+        Needed: it picks the best report and says whether to minimize.
+    per_trial : {"best", "last"}, default "best"
+        Each trial's best report of `metric` (as Ray's ``scope="all"``), or its
+        last report holding `metric` (Ray's ``scope="last"``).
+
+    Returns
+    -------
+    evp.Results
+        Its frame holds the chosen report of each trial (columns as the trial
+        reported them, ``config/<name>`` per hyperparameter), in trial order; the
+        rest as the module describes.
+
+    Raises
+    ------
+    FileNotFoundError
+        `folder` does not exist.
+    ValueError
+        `mode` or `per_trial` missing or not one of the above; no trial folders;
+        no trial reported `metric` (the message lists what they reported).
+    """
+    if mode is None:
+        raise ValueError(f"mode: say whether a higher or lower {metric!r} is better: "
+                         "mode='max' or mode='min'")
+    mode = as_choice(mode, "mode", _MODES)
+    per_trial = as_choice(per_trial, "per_trial", PER_TRIAL)
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        raise FileNotFoundError(f"path_or_frame: no such folder {folder}")
+    if (folder / "result.json").is_file() or (folder / "progress.csv").is_file():
+        trials = [folder]
+    else:
+        trials = [p for p in folder.iterdir() if p.is_dir()
+                  and ((p / "result.json").is_file()
+                       or (p / "progress.csv").is_file())]
+    if not trials:
+        raise ValueError(f"path_or_frame: {folder} holds no Ray Tune trial folders "
+                         "(folders with result.json or progress.csv)")
+    rows, keys, errored, silent = [], [], 0, 0
+    seen: set[str] = set()
+    for trial in trials:
+        reports = _reports(trial)
+        if (trial / "error.txt").is_file() or (trial / "error.pkl").is_file():
+            errored += 1
+            continue
+        for report in reports:
+            seen.update(report)
+        values = np.array([_number(r.get(metric)) for r in reports], dtype=float)
+        finite = np.flatnonzero(np.isfinite(values))
+        if finite.size == 0:
+            silent += 1
+            continue
+        if per_trial == "last":
+            chosen = finite[-1]
+        else:
+            pick = np.nanargmax if mode == "max" else np.nanargmin
+            chosen = int(pick(np.where(np.isfinite(values), values, np.nan)))
+        report = {k: v for k, v in reports[chosen].items() if k != "config"}
+        report = {k: v for k, v in report.items() if not isinstance(v, dict)}
+        row = {metric: values[chosen], **report}
+        row.update(_flatten(_config(trial, reports), "config/"))
+        rows.append(row)
+        keys.append(_trial_order(trial, reports))
+    if not rows:
+        available = sorted(k for k in seen if k != "config")
+        why = (f"no trial reported {metric!r}; they reported: "
+               f"{', '.join(available)}" if seen
+               else f"none of its {len(trials)} trial(s) reported anything usable")
+        raise ValueError(f"metric: {why}")
+    order = sorted(range(len(rows)), key=keys.__getitem__)
+    frame = pd.DataFrame([rows[i] for i in order])
+    frame = frame[[metric, *[c for c in frame.columns if c != metric]]]
+    which = (f"each trial's {'highest' if mode == 'max' else 'lowest'} report"
+             if per_trial == "best" else "each trial's last report")
+    dropped = [f"{count} trial(s) {why} left out" for count, why in
+               ((errored, "that stopped with an error"),
+                (silent, f"without a report of {metric!r}")) if count]
+    note = (f"Ray Tune experiment {folder.name!r}: {len(rows)} trials, {which} of "
+            f"{metric!r} (per_trial='{per_trial}', mode='{mode}')"
+            + "".join(f"; {d}" for d in dropped))
+    return Results(frame, score=metric, minimize=mode == "min",
+                   direction=f"Ray Tune's mode='{mode}'", notes=(note,),
+                   tuner="ray tune", name=folder.name,
+                   source=f"Ray Tune experiment {folder.name!r}")

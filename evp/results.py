@@ -1,0 +1,436 @@
+"""Search results and what they mean: one :class:`Results` from every reader to
+every consumer.
+
+A tidy frame (one row per round of search) says little by itself: which column is
+the score, whether lower is better and who said so, which column names the model
+and which the cost, what the reader left out and why, how the hyperparameters were
+chosen. :class:`Results` carries all of it beside the frame, so that nothing rides
+in ``DataFrame.attrs`` (which pandas does not keep through concat, merge or
+groupby) and every consumer (the tables, the plots, the report, the command line,
+the notebooks) reads the same answers.
+
+Every reader returns one (:func:`evp.read_results`, the tuner readers,
+:func:`evp.datasets.load_search`); build one yourself from a frame,
+``Results(frame, score="acc", group="model")``, or from arrays,
+:meth:`Results.from_scores`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from evp._validation import _describe, as_list
+
+__all__ = ["Results", "scores_by_model"]
+
+#: Where the direction came from when nobody said: higher is better.
+ASSUMED_DIRECTION = "assumed: higher is better (pass minimize=True for a loss)"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Results:
+    """Search results: a tidy frame and the roles of its columns.
+
+    Immutable: its fields cannot be reassigned, and :meth:`select`,
+    :meth:`with_notes` and :meth:`replace` return new objects. Treat ``frame`` as
+    read-only; the per-model arrays (:attr:`scores`) are.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per round of search, under the user's own column names (copied).
+    score : str
+        The column of each round's validation score.
+    group : str, optional
+        The column naming each round's model (configuration, condition, …);
+        None: every row is one model.
+    cost : str, optional
+        The column of each round's cost (e.g. training seconds).
+    minimize : bool, default False
+        The score is a loss: lower is better.
+    direction : str, optional
+        Where `minimize` came from, in words ("given: minimize=True", "the
+        Optuna study's direction", …); default: given when `minimize`, else
+        assumed.
+    notes : tuple of str
+        Sentences about what was read, for wherever the results are shown.
+    strategy : str, optional
+        How the hyperparameters were chosen, when a reader recorded it.
+    dropped : tuple of int
+        The rows left out (counting the first data row as 1).
+    source : str
+        Where the results came from (a path, a study), for messages.
+    tuner : str, optional
+        The tool that ran the search and whose record was read ("optuna",
+        "ray tune"), or None.
+    name : str, optional
+        The name of the one model of results without `group` (a study's or a
+        file's name); default the score column's name.
+    order : tuple of str, optional
+        The models, in the order to analyse them; default: every model, in order
+        of first appearance.
+    labels : mapping of str to str
+        Display names of models (a paper's spelling); default the names as read.
+    score_name : str, optional
+        What the score is called in labels ("accuracy"); default the column name.
+    limits : (float, float)
+        The score's possible range, when known (``(0, 1)`` for an accuracy);
+        default unbounded. In the user's units (the loss itself when minimizing).
+    paper : bool, default False
+        These are the data of one of the papers evp reproduces: notebooks assert
+        the paper's claims on them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evp.results import Results
+    >>> runs = pd.DataFrame({"acc": [0.8, 0.7, 0.9], "arm": ["a", "b", "a"]})
+    >>> results = Results(runs, score="acc", group="arm")
+    >>> results.models, results.scores["a"]
+    (['a', 'b'], array([0.8, 0.9]))
+    """
+
+    frame: pd.DataFrame
+    score: str
+    group: str | None = None
+    cost: str | None = None
+    minimize: bool = False
+    direction: str | None = None
+    notes: tuple[str, ...] = ()
+    strategy: str | None = None
+    dropped: tuple[int, ...] = ()
+    source: str = ""
+    tuner: str | None = None
+    name: str | None = None
+    order: tuple[str, ...] | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    score_name: str | None = None
+    limits: tuple[float, float] = (-math.inf, math.inf)
+    paper: bool = False
+
+    def __post_init__(self):
+        frame = self.frame
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas DataFrame, got "
+                            f"{_describe(frame)}")
+        for role in ("score", "group", "cost"):
+            column = getattr(self, role)
+            if (column is not None or role == "score") and column not in frame:
+                raise ValueError(f"no column {column!r} in data; columns are "
+                                 f"{list(frame.columns)}")
+        minimize = bool(self.minimize)
+        direction = self.direction or (
+            "given: minimize=True" if minimize else ASSUMED_DIRECTION)
+        present = self._present(frame)
+        order = self.order
+        if order is not None:
+            order = tuple(str(m) for m in order)
+            missing = [m for m in order if m not in present]
+            if missing:
+                raise ValueError(f"models: no rounds of "
+                                 f"{', '.join(map(repr, missing))}; models present: "
+                                 f"{', '.join(present)}")
+            if len(set(order)) != len(order):
+                raise ValueError(f"models: each model once, got {list(order)}")
+        set_ = object.__setattr__  # the fields are frozen once set here
+        set_(self, "frame", frame.copy())
+        set_(self, "minimize", minimize)
+        set_(self, "direction", direction)
+        set_(self, "notes", tuple(self.notes))
+        set_(self, "dropped", tuple(self.dropped))
+        set_(self, "order", order)
+        set_(self, "labels", dict(self.labels))
+        set_(self, "score_name", self.score_name or str(self.score))
+
+    def _present(self, frame) -> list[str]:
+        if self.group is None:
+            return [str(self.name or self.score)]
+        return list(dict.fromkeys(frame[self.group].astype(str)))
+
+    # ------------------------------------------------------------ making them
+
+    @classmethod
+    def from_scores(cls, scores: Mapping, *, score_name: str = "score",
+                    source: str = "", minimize: bool = False) -> Results:
+        """Results of one's own making (a simulated bag, say), from {model: scores}:
+        a frame with ``score`` and ``group`` columns, the scores as given."""
+        frame = pd.concat([pd.DataFrame({"score": np.asarray(s, dtype=float),
+                                         "group": str(m)})
+                           for m, s in scores.items()], ignore_index=True)
+        return cls(frame, score="score", group="group", minimize=minimize,
+                   source=source, score_name=score_name)
+
+    def replace(self, **changes) -> Results:
+        """A copy with some fields changed (see :func:`dataclasses.replace`)."""
+        return dataclasses.replace(self, **changes)
+
+    def select(self, models) -> Results:
+        """The rounds of these models only, in this order (a str is one model)."""
+        models = as_list(models, "models")
+        if models is None:
+            return self
+        present = self.models if self.order is None else self._present(self.frame)
+        missing = [m for m in models if m not in present]
+        if missing:
+            column = f" in column {self.group!r}" if self.group is not None else ""
+            raise ValueError(f"models: no rounds of {', '.join(map(repr, missing))}"
+                             f"{column}; models present: {', '.join(present)}")
+        if len(set(models)) != len(models):
+            raise ValueError(f"models: each model once, got {models}")
+        if self.group is None:
+            return self
+        keep = self.frame[self.group].astype(str).isin(models).to_numpy()
+        return self.replace(frame=self.frame[keep].reset_index(drop=True),
+                            order=tuple(models))
+
+    def with_notes(self, *notes: str) -> Results:
+        """A copy with more notes (each said once)."""
+        return self.replace(notes=tuple(dict.fromkeys((*self.notes, *notes))))
+
+    # ------------------------------------------------------------ reading them
+
+    @property
+    def models(self) -> list[str]:
+        """The models, in order."""
+        return list(self.order) if self.order is not None else self._present(
+            self.frame)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds of search in all."""
+        return len(self.frame)
+
+    def per_model(self, column: str | None = None) -> dict[str, np.ndarray]:
+        """{model: the values of `column` (default the score) as read}, in order."""
+        column = self.score if column is None else column
+        if column not in self.frame:
+            raise ValueError(f"no column {column!r} in data; columns are "
+                             f"{list(self.frame.columns)}")
+        values = pd.to_numeric(self.frame[column], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan)
+        if self.group is None:
+            return {self.models[0]: values}
+        names = self.frame[self.group].astype(str).to_numpy()
+        return {m: values[names == m] for m in self.models}
+
+    @cached_property
+    def scores(self) -> dict[str, np.ndarray]:
+        """{model: scores} oriented so that higher is better (a loss negated), in
+        file order; read-only arrays."""
+        sign = -1.0 if self.minimize else 1.0
+        out = {}
+        for model, values in self.per_model().items():
+            values = sign * values
+            values.flags.writeable = False
+            out[model] = values
+        return out
+
+    @cached_property
+    def scores_as_read(self) -> dict[str, np.ndarray]:
+        """{model: scores} as read (a loss stays a loss); read-only arrays."""
+        out = self.per_model()
+        for values in out.values():
+            values.flags.writeable = False
+        return out
+
+    def first(self, count: int) -> list[str]:
+        """The first `count` models, with a printed note when there are more."""
+        chosen = self.models[:count]
+        if len(self.models) > count:
+            names = " and ".join(self.label(m) for m in chosen)
+            print(f"note: analysing the first {'model' if count == 1 else 'models'}, "
+                  f"{names}, of {len(self.models)}; choose with models")
+        return chosen
+
+    @property
+    def is_paper(self) -> bool:
+        """True on a paper's data (the claims are then asserted)."""
+        return self.paper
+
+    def label(self, model: str) -> str:
+        """The model's display name."""
+        return self.labels.get(model, model)
+
+    def show(self, values):
+        """Oriented values (:attr:`scores`) as the user knows them: the loss again
+        when `minimize`."""
+        return -np.asarray(values) if self.minimize else values
+
+    def axis_label(self, statistic: str = "") -> str:
+        """E.g. "median best accuracy", or "median lowest val_loss" for losses."""
+        word = "lowest" if self.minimize else "best"
+        return " ".join(part for part in (statistic, word, self.score_name) if part)
+
+    def bounds(self, lower=None, upper=None) -> tuple[float, float]:
+        """The score's known range, oriented like :attr:`scores`; ±inf where unknown.
+
+        `lower` and `upper` are in the user's units (the loss itself when
+        `minimize`); both None means `limits` (unbounded unless a reader knows).
+        The range must contain every score.
+        """
+        if lower is None and upper is None:
+            lower, upper = (None if math.isinf(v) else v for v in self.limits)
+        low = -math.inf if lower is None else float(lower)
+        high = math.inf if upper is None else float(upper)
+        if not low < high:
+            raise ValueError(f"lower_bound, upper_bound: need lower_bound < "
+                             f"upper_bound, got {lower} and {upper}")
+        shown = self.scores_as_read.values()
+        smallest = min(float(s.min()) for s in shown)
+        largest = max(float(s.max()) for s in shown)
+        if low > smallest or high < largest:
+            raise ValueError(
+                f"lower_bound, upper_bound: the range [{lower}, {upper}] must contain "
+                f"every score, which run from {smallest:g} to {largest:g}; set them "
+                f"to the metric's possible range, or None if unknown")
+        return (-high, -low) if self.minimize else (low, high)
+
+    def sizes(self, values, name: str, *, models=None, at_least: int = 1,
+              at_most: int | None = None, reason: str = "") -> list[int]:
+        """Sample sizes that the data allow, in order, without repeats.
+
+        A size above the rounds of the smallest model (or above `at_most`, for
+        the `reason` given) is replaced by that number, with a printed note; a
+        size below `at_least`, or data too small for it, is an error naming the
+        parameter.
+        """
+        values = as_list(values, name, kind=int)
+        if values is None:
+            raise ValueError(f"{name}: give one or more sample sizes, not None")
+        models = self.models if models is None else models
+        smallest = min(models, key=lambda m: self.scores[m].size)
+        limit = self.scores[smallest].size
+        why = f"the {limit} rounds of model {self.label(smallest)!r}"
+        if at_most is not None and at_most < limit:
+            limit, why = at_most, reason or f"at most {at_most}"
+        low = [v for v in values if v < at_least]
+        if low:
+            raise ValueError(f"{name}: sizes must be at least {at_least}, got {low}")
+        if limit < at_least:
+            raise ValueError(f"{name}: at most {limit} fit ({why}), but this "
+                             f"analysis needs at least {at_least}")
+        clipped = [v for v in values if v > limit]
+        if clipped:
+            shown = ", ".join(map(str, clipped))
+            print(f"note: {name} {shown} {'exceeds' if len(clipped) == 1 else 'exceed'}"
+                  f" {why}; using {limit} instead")
+        return list(dict.fromkeys(min(v, limit) for v in values))
+
+    def __repr__(self) -> str:
+        models = self.models
+        shown = ", ".join(models[:3]) + (", …" if len(models) > 3 else "")
+        roles = "".join(f"; {role} {getattr(self, role)!r}"
+                        for role in ("group", "cost") if getattr(self, role))
+        extra = f"; {len(self.notes)} note(s)" if self.notes else ""
+        return (f"Results({len(models)} model(s): {shown}; {self.rounds} rounds; "
+                f"score {self.score!r}, "
+                f"{'lower' if self.minimize else 'higher'} is better{roles}{extra})")
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """The old name of :attr:`frame` (deprecated)."""
+        import warnings
+
+        warnings.warn("Results.data is renamed Results.frame; .data will be removed",
+                      DeprecationWarning, stacklevel=2)
+        return self.frame
+
+
+def scores_by_model(results, models=None, *, minimize: bool = False,
+                    score: str = "score", group: str | None = "group") -> dict:
+    """Split results into one array of scores per model.
+
+    Parameters
+    ----------
+    results : Results or pandas.DataFrame
+        A :class:`Results` (its roles and direction are used, `score` and
+        `group` ignored), or a tidy frame with the columns named by `score` and
+        `group`.
+    models : sequence of str, optional
+        The models to return, in this order; default every model, in order of
+        first appearance.
+    minimize : bool, default False
+        The scores are losses (Results: also when they say so). They are returned
+        negated, so that higher is better for every model: pass them on with
+        ``minimize=False``.
+    score, group : str
+        Columns of a frame's scores and model names. Without a `group` column the
+        whole frame is one model, named after the score column.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each model's scores (float, in file order), keyed by model name.
+
+    Raises
+    ------
+    ValueError
+        A column is missing, or a model in `models` has no rounds (the message
+        lists the models present).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evp.results import scores_by_model
+    >>> runs = pd.DataFrame({"acc": [0.8, 0.7, 0.9], "arm": ["a", "b", "a"]})
+    >>> scores_by_model(runs, score="acc", group="arm")
+    {'a': array([0.8, 0.9]), 'b': array([0.7])}
+    """
+    if isinstance(results, Results):
+        chosen = as_results(results, minimize=minimize or None).select(models)
+        return {m: np.array(s) for m, s in chosen.scores.items()}
+    if not isinstance(results, pd.DataFrame):
+        raise TypeError(f"results must be a DataFrame of search rounds, got "
+                        f"{_describe(results)}")
+    if score not in results.columns:
+        raise ValueError(f"results have no score column {score!r}; columns: "
+                         f"{list(results.columns)}")
+    if group is not None and group not in results.columns:
+        group = None
+    if group is None and models is not None and list(as_list(models, "models")) != [
+            str(score)]:
+        raise ValueError(f"models: the results have no model column, so they "
+                         f"hold one model only; drop models={list(models)!r} "
+                         "or name the model column")
+    chosen = Results(results, score=score, group=group, minimize=minimize)
+    if models is not None:
+        chosen = chosen.select(models)
+    return {m: np.array(s) for m, s in chosen.scores.items()}
+
+
+def as_results(data, *, score: str | None = None, group: str | None = None,
+               cost: str | None = None, minimize: bool | None = None) -> Results:
+    """`data` as :class:`Results`: Results as they are, or a tidy frame with the
+    columns `score` (default ``"score"``), `group` and `cost` (seaborn's ``y``,
+    ``hue``; ``minimize`` default False).
+
+    Roles given beside Results must agree with theirs: Results say themselves
+    which column is which. `minimize` may turn an assumed or given direction, not
+    the one a tuner recorded.
+    """
+    if isinstance(data, Results):
+        given = {"y": (score, data.score), "hue": (group, data.group),
+                 "cost": (cost, data.cost)}
+        for name, (value, own) in given.items():
+            if value is not None and value != own:
+                raise ValueError(f"{name}={value!r}: the Results say {own!r}; leave "
+                                 f"{name} out, or change it with results.replace")
+        if minimize is None or bool(minimize) == data.minimize:
+            return data
+        if data.tuner is not None:
+            raise ValueError(f"minimize={minimize!r} contradicts the direction "
+                             f"{data.direction}; leave minimize out")
+        return data.replace(minimize=bool(minimize),
+                            direction=f"given: minimize={bool(minimize)}")
+    if data is None or not isinstance(data, pd.DataFrame):
+        raise ValueError("data must be evp.Results or a DataFrame with one row per "
+                         f"search round, got {_describe(data)}")
+    return Results(data, score="score" if score is None else score, group=group,
+                   cost=cost, minimize=bool(minimize))

@@ -1,0 +1,282 @@
+"""Running the analysis notebooks: what ``evp reproduce`` and ``evp run`` do.
+
+* :func:`execute` — one notebook through papermill, in a quiet kernel of its own,
+  without progress bars; the result written cleaned (:func:`clean`: no timestamps
+  or progress bars), and :class:`NotebookFailed` with the error's first line when
+  a cell fails.
+* :func:`reproduce` — every analysis notebook of a folder in place: a notebook
+  that succeeds replaces the committed one only if something but execution
+  metadata changed (:func:`replace_if_changed`); one that fails leaves the
+  committed notebook and its figures as they were.
+* :func:`find_notebook`, :func:`notebooks` — which notebooks are analyses.
+
+The cells themselves call :mod:`evp.notebook`; this module runs them from outside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evp._workspace import PROGRESS_VARIABLE, progress, project_root
+
+__all__ = [
+    "SKIPPED_FOLDERS",
+    "NotebookFailed",
+    "Reproduction",
+    "clean",
+    "execute",
+    "find_notebook",
+    "notebooks",
+    "replace_if_changed",
+    "reproduce",
+]
+
+# Folders whose notebooks are not analyses to execute: nbgrader assignments (the
+# teacher's versions hold solutions; nbgrader runs them) and Jupyter's autosaves.
+SKIPPED_FOLDERS = {"assignments", ".ipynb_checkpoints"}
+
+
+def notebooks(folder: Path, only: list[str] | None = None) -> list[Path]:
+    """The analysis notebooks under `folder` (shallow first), or those named in
+    `only`, in that order."""
+    found = sorted(
+        (p for p in folder.rglob("*.ipynb")
+         if not SKIPPED_FOLDERS & set(p.relative_to(folder).parts[:-1])),
+        key=lambda p: (len(p.relative_to(folder).parts), p),
+    )
+    if only:
+        names = {p.stem: p for p in found}
+        unknown = [name for name in only if Path(name).stem not in names]
+        if unknown:
+            raise ValueError(f"no notebook named {', '.join(unknown)} in {folder}; "
+                             f"available: {', '.join(names) or 'none'}")
+        found = [names[Path(name).stem] for name in only]
+    return found
+
+
+def find_notebook(name: str) -> Path:
+    """An analysis notebook by path, or by name in notebooks/ (here or in the
+    checkout evp was installed from)."""
+    path = Path(name).expanduser()
+    if path.suffix == ".ipynb" and path.is_file():
+        return path.resolve()
+    roots = [Path("notebooks"), *(
+        [root / "notebooks"] if (root := project_root()) else [])]
+    for folder in roots:
+        if not folder.is_dir():
+            continue
+        found = notebooks(folder)
+        for candidate in found:
+            relative = candidate.relative_to(folder).with_suffix("").as_posix()
+            if name.removesuffix(".ipynb") in (candidate.stem, relative):
+                return candidate.resolve()
+        available = ", ".join(p.relative_to(folder).with_suffix("").as_posix()
+                              for p in found)
+        raise ValueError(f"NOTEBOOK: no analysis notebook {name!r} in {folder}; "
+                         f"available: {available}")
+    raise ValueError(f"NOTEBOOK: no notebook {name!r}: give the path of a .ipynb file")
+
+
+@dataclass
+class Reproduction:
+    """What :func:`reproduce` did: the notebooks run, those whose committed copy
+    changed, and one line per failure."""
+
+    notebooks: list[Path]
+    changed: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def reproduce(folder: Path, figures: Path, parameters: dict,
+              only: list[str] | None = None) -> Reproduction:
+    """Execute the analysis notebooks of `folder` in place (see the module).
+
+    Each notebook gets the parameters it declares, so that one it does not take
+    neither warns nor lands in its committed copy; a parameter no notebook takes
+    is an error.
+    """
+    import papermill
+
+    found = notebooks(folder, only)
+    done = Reproduction(found)
+    if not found:
+        return done
+    declared = {path: set(papermill.inspect_notebook(str(path))) for path in found}
+    unused = [key for key in parameters
+              if not any(key in names for names in declared.values())]
+    if unused:
+        raise ValueError(f"-p {unused[0]}: no notebook run here takes a parameter "
+                         f"{unused[0]!r}")
+    with tempfile.TemporaryDirectory(prefix="evp-reproduce-") as scratch:
+        for path in (bar := progress(found, unit="notebook")):
+            bar.set_description(path.stem)
+            # What the notebook may overwrite: put back if it fails.
+            kept = {f: f.read_bytes() for f in figures.glob(f"{path.stem}-*")}
+            executed = Path(scratch) / path.name
+            own = {k: v for k, v in parameters.items() if k in declared[path]}
+            try:
+                execute(path, executed, parameters=own, cwd=path.parent)
+            except Exception as error:  # reported by the caller; the others run
+                _restore(figures, path.stem, kept)
+                reason = (str(error) if isinstance(error, NotebookFailed) else
+                          f"{type(error).__name__}: {error}".splitlines()[0])
+                done.failures.append(f"{path.stem}: {reason}")
+                continue
+            except BaseException:
+                _restore(figures, path.stem, kept)
+                raise
+            if replace_if_changed(executed, path):
+                done.changed.append(path.stem)
+    return done
+
+
+def _restore(figures: Path, stem: str, kept: dict) -> None:
+    """Put the figures of notebook `stem` back as they were before it ran."""
+    for path in figures.glob(f"{stem}-*"):
+        if path not in kept:
+            path.unlink()
+    for path, content in kept.items():
+        if not path.exists() or path.read_bytes() != content:
+            path.write_bytes(content)
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook stopped with an error; the message is the error's first line."""
+
+
+def clean(notebook: dict) -> dict:
+    """An executed notebook without what changes from run to run.
+
+    Drops execution timestamps and durations (cells' ``execution`` and
+    ``papermill`` metadata, the notebook's papermill record but for its
+    parameters), widget state and progress-bar outputs (widget views and streams
+    redrawn with carriage returns), and joins consecutive pieces of one stream
+    (the kernel splits printed text wherever a flush happened to fall), so that
+    rerunning a notebook whose results did not change rewrites the same bytes.
+    """
+    notebook = json.loads(json.dumps(notebook))
+    metadata = notebook.get("metadata", {})
+    metadata.pop("widgets", None)
+    record = metadata.pop("papermill", None) or {}
+    if record.get("parameters"):
+        metadata["papermill"] = {"parameters": record["parameters"]}
+    for cell in notebook.get("cells", []):
+        cell.get("metadata", {}).pop("execution", None)
+        cell.get("metadata", {}).pop("papermill", None)
+        if "outputs" in cell:
+            cell["outputs"] = _joined([o for o in cell["outputs"]
+                                       if not _is_progress(o)])
+    return notebook
+
+
+def _joined(outputs: list) -> list:
+    joined = []
+    for output in outputs:
+        previous = joined[-1] if joined else {}
+        if (output.get("output_type") == "stream"
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == output.get("name")):
+            text = "".join(previous["text"]) + "".join(output["text"])
+            previous["text"] = text.splitlines(keepends=True)
+        else:
+            joined.append(output)
+    return joined
+
+
+def _is_progress(output: dict) -> bool:
+    if "application/vnd.jupyter.widget-view+json" in output.get("data", {}):
+        return True
+    text = output.get("text", "")
+    return output.get("output_type") == "stream" and "\r" in "".join(text)
+
+
+def _dumps(notebook: dict) -> str:
+    import nbformat
+
+    return nbformat.writes(nbformat.from_dict(notebook)) + "\n"
+
+
+def _local_kernel_manager(folder: str):
+    """A kernel manager that talks to its kernel over local (IPC) sockets in
+    `folder`, a fresh temporary folder for each run.
+
+    Over TCP the kernel warns that its traffic is unencrypted, and a port picked
+    by the manager can be taken before the kernel binds it, which kills the
+    kernel's heartbeat with a traceback on the user's terminal. IPC sockets are
+    files; kept in a folder of their own, kernels started side by side never
+    share one.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class LocalKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self):
+            return os.path.join(folder, "kernel")
+
+    return LocalKernelManager
+
+
+def execute(source, output, *, parameters=None, cwd=None) -> None:
+    """Run notebook `source` with papermill and write it, cleaned, to `output`.
+
+    The kernel runs in `cwd` with progress bars off and its transport warning
+    silenced. On an error in a cell, the partial notebook is still written to
+    `output`, and :class:`NotebookFailed` is raised with the error's type and
+    first line.
+    """
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    output = Path(output)
+    previous_setting = os.environ.get(PROGRESS_VARIABLE)
+    os.environ[PROGRESS_VARIABLE] = "0"
+    failure = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="evp-kernel-") as sockets:
+            papermill.execute_notebook(
+                str(source), str(output), parameters=parameters or None,
+                cwd=None if cwd is None else str(cwd), progress_bar=False,
+                kernel_manager_class=_local_kernel_manager(sockets),
+                # The kernel's own log (an interrupt at shutdown, say) says
+                # nothing about the notebook.
+                extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+            )
+    except PapermillExecutionError as error:
+        failure = f"{error.ename}: {_first_line(error.evalue)}"
+    except Exception as error:  # the kernel did not start, or died
+        failure = f"{type(error).__name__}: {_first_line(error)}"
+    finally:
+        if previous_setting is None:
+            os.environ.pop(PROGRESS_VARIABLE, None)
+        else:
+            os.environ[PROGRESS_VARIABLE] = previous_setting
+    if output.exists():
+        output.write_text(_dumps(clean(json.loads(output.read_text()))))
+    if failure is not None:
+        raise NotebookFailed(failure)
+
+
+def _first_line(message) -> str:
+    return (str(message).strip().splitlines() or [""])[0]
+
+
+def replace_if_changed(new, committed) -> bool:
+    """Move the executed notebook `new` over `committed` if anything but execution
+    metadata differs (see :func:`clean`); else delete it. Returns whether it did."""
+    new, committed = Path(new), Path(committed)
+    text = _dumps(clean(json.loads(new.read_text())))
+    if committed.exists() and _dumps(clean(json.loads(committed.read_text()))) == text:
+        new.unlink()
+        return False
+    committed.write_text(text)
+    new.unlink()
+    return True
