@@ -73,8 +73,10 @@ def _results(args: argparse.Namespace, group: str | None):
     from evp.readers import read_results
 
     results = read_results(args.results, score=args.score, group=group,
-                           cost=getattr(args, "cost", None), sep=args.sep,
-                           decimal=args.decimal, drop_bad_rows=args.drop_bad_rows,
+                           cost=getattr(args, "cost", None),
+                           sep=getattr(args, "sep", None),
+                           decimal=getattr(args, "decimal", None),
+                           drop_bad_rows=getattr(args, "drop_bad_rows", False),
                            study=args.study, metric=args.metric, mode=args.mode,
                            per_trial=args.per_trial,
                            minimize=True if args.minimize else None)
@@ -341,7 +343,6 @@ def _tuner_trials(args: argparse.Namespace):
     """For evp run: the trials of an Optuna study or Ray Tune experiment, under
     their own column names, or None for other results; --score and --minimize
     from the tuner's objective and direction."""
-    from evp.readers import read_results
     from evp.readers.tuners import is_tuner_source
 
     if is_tuner_source(args.results) is None:
@@ -351,12 +352,7 @@ def _tuner_trials(args: argparse.Namespace):
                 raise UsageError(f"{flag} is for results read straight from Optuna "
                                  f"or Ray Tune; RESULTS is neither: leave {flag} out")
         return None
-    results = read_results(args.results, score=args.score, group=args.group,
-                           cost=args.cost, study=args.study, metric=args.metric,
-                           mode=args.mode, per_trial=args.per_trial,
-                           minimize=True if args.minimize else None)
-    for note in results.notes:
-        print(f"note: {note}")
+    results = _results(args, args.group)
     args.score, args.minimize = results.score, results.minimize
     return results.frame
 

@@ -297,11 +297,11 @@ def extrapolation_table(fit, found, ys, *, extrapolate: float = 10) -> pd.DataFr
     size = len(ys)
     ks = np.unique(np.geomspace(1, extrapolate * size, 200).round())
     low, high = found.quantile_tuning_curve(ks)
+    fitted = fit.quantile_tuning_curve(ks)
     seen = np.unique(np.geomspace(1, size, 25).round())
     empirical = quantile_tuning_curve(ys, seen, minimize=bool(found.minimize))
     return pd.concat([
-        pd.DataFrame({"curve": "fitted", "n": ks,
-                      "median": fit.quantile_tuning_curve(ks), "lower": low,
+        pd.DataFrame({"curve": "fitted", "n": ks, "median": fitted, "lower": low,
                       "upper": high}),
         pd.DataFrame({"curve": "empirical", "n": seen, "median": empirical,
                       "lower": np.nan, "upper": np.nan}),
@@ -319,8 +319,8 @@ def qq_table(dist, ys, threshold: float, *, confidence: float = 0.95,
     y, n = found.scores, found.n
     tail = y <= threshold if dist.convex else y > threshold
     positions = (np.arange(1, n + 1) - 0.5) / n
+    x = dist.ppf(positions[tail])
     low, high = dist.ppf(found.lower[tail]), dist.ppf(found.upper[tail])
     return pd.DataFrame({
-        "score": y[tail], "fitted quantile": dist.ppf(positions[tail]),
-        "band lower": low, "band upper": high,
+        "score": y[tail], "fitted quantile": x, "band lower": low, "band upper": high,
         "outside": (y[tail] < low) | (y[tail] > high)})
