@@ -139,3 +139,14 @@ def test_plots_draw_results_as_they_draw_frames(losses, runs):
         np.testing.assert_array_equal(a.get_ydata(), b.get_ydata())
     assert drawn.get_ylabel() == "expected lowest val_loss"
     plt.close("all")
+
+
+def test_results_check_their_roles_and_orders(runs):
+    with pytest.raises(ValueError, match=r"no column 'acc' in data; columns are "
+                                         r"\['val_loss'"):
+        Results(runs, score="acc")
+    with pytest.raises(ValueError, match="models: no rounds of 'gd'"):
+        Results(runs, score="val_loss", group="optimizer", order=("gd",))
+    made = Results.from_scores({"a": [0.2, 0.1], "b": [0.3]}, score_name="F1")
+    assert made.models == ["a", "b"] and made.axis_label("median") == "median best F1"
+    assert made.bounds() == (-np.inf, np.inf) and made.rounds == 3
