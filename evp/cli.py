@@ -25,6 +25,9 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from evp.bands import METHODS
 
 
@@ -47,6 +50,32 @@ def _parse_parameter(text: str) -> tuple[str, object]:
 
 BAND_METHODS = METHODS  # the CDF bands' names
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _confidence(text: str) -> float:
+    """--confidence: a level strictly between 0 and 1 (80% is 0.8)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects a number between 0 and 1, got "
+                                         f"{text!r}") from None
+    if not 0 < value < 1:
+        hint = f" (for {value:g}%, give {value / 100:g})" if 1 < value < 100 else ""
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got "
+                                         f"{text}{hint}")
+    return value
+
+
+def _bounds(text: str) -> tuple[float, float]:
+    """--bounds LO,HI: the score's possible range."""
+    try:
+        low, high = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects LO,HI, e.g. 0,1; got "
+                                         f"{text!r}") from None
+    if not low < high:
+        raise argparse.ArgumentTypeError(f"needs LO < HI, got {text}")
+    return low, high
 
 
 def _budgets(text: str | None):
@@ -72,17 +101,51 @@ def _results(args: argparse.Namespace, group: str | None):
     notes printed."""
     from evp.readers import read_results
 
+    failed = args.failed
+    if args.drop_bad_rows:
+        if failed not in (None, "drop"):
+            raise UsageError(f"--drop-bad-rows is --failed drop; it contradicts "
+                             f"--failed {failed}: give --failed only")
+        failed = "drop"
     results = read_results(args.results, score=args.score, group=group,
-                           cost=getattr(args, "cost", None),
-                           sep=getattr(args, "sep", None),
-                           decimal=getattr(args, "decimal", None),
-                           drop_bad_rows=getattr(args, "drop_bad_rows", False),
-                           study=args.study, metric=args.metric, mode=args.mode,
-                           per_trial=args.per_trial,
-                           minimize=True if args.minimize else None)
+                           cost=getattr(args, "cost", None), order=args.order,
+                           sep=args.sep, decimal=args.decimal,
+                           failed=failed or "error", study=args.study,
+                           metric=args.metric, mode=args.mode,
+                           per_trial=args.per_trial, minimize=_direction(args))
+    bounds = getattr(args, "bounds", None)
+    if bounds is not None:
+        shown = np.concatenate(list(results.scores_as_read.values()))
+        shown = shown[np.isfinite(shown)]
+        if shown.min() < bounds[0] or shown.max() > bounds[1]:
+            raise UsageError(f"--bounds {bounds[0]:g},{bounds[1]:g} must hold every "
+                             f"score, and the scores run from {shown.min():g} to "
+                             f"{shown.max():g}")
+        results = results.replace(limits=bounds)
     for note in results.notes:
-        print(f"note: {note}")
+        _note(note)
+    for warning in results.warnings:
+        _warn(warning)
     return results
+
+
+# What the command has to say beside its result: notes on what was read or
+# assumed, and warnings that an assumption looks broken. Said on stderr (stdout
+# holds the table alone) once the command has succeeded; an error is one line.
+_SAID: list[str] = []
+
+
+def _note(text: str) -> None:
+    _SAID.append(f"note: {_speak_cli(text)}")
+
+
+def _warn(text: str) -> None:
+    _SAID.append(f"warning: {_speak_cli(text)}")
+
+
+def _direction(args: argparse.Namespace) -> bool | None:
+    """--minimize (True), --maximize (False), or neither (None)."""
+    return True if args.minimize else False if args.maximize else None
 
 
 # Names of columns that usually say which model a round belongs to.
@@ -91,15 +154,27 @@ _GROUP_NAMES = ("model", "models", "model_name", "arm", "method", "system",
                 "group", "name", "run_name", "architecture")
 
 
+# Where search tools keep hyperparameters: a categorical one names no model.
+_HYPERPARAMETER_PREFIXES = ("config.", "config/", "params_", "params.", "hparams.",
+                            "hyperparameters.", "parameters.", "args.")
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}|$)")
+
+
 def _group_like(data, skip) -> list[str]:
     """Columns that look as if they name models: text with a few repeated values,
-    or a usual name with a few values."""
+    or a usual name with a few values. Hyperparameters (by their namespace),
+    lists, dicts and timestamps are not model names."""
     found = []
     rows = len(data)
     for column in data.columns:
-        if column in skip:
+        if column in skip or str(column).startswith(_HYPERPARAMETER_PREFIXES):
             continue
         values = data[column].dropna()
+        if values.map(lambda v: isinstance(v, list | dict | tuple | set)).any():
+            continue
+        if pd.api.types.is_datetime64_any_dtype(values) or values.map(
+                lambda v: isinstance(v, str) and bool(_TIMESTAMP.match(v))).all():
+            continue
         distinct = values.nunique()
         if distinct < 2 or distinct > max(2, rows // 2):
             continue
@@ -128,15 +203,11 @@ def _check_out(out: str | None) -> Path | None:
 
 
 def _print_table(table) -> None:
-    import pandas as pd
-
     with pd.option_context("display.max_rows", None, "display.width", 200):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
 
 def _save_figure(result, out: Path) -> None:
-    import numpy as np
-
     from evp.plot import _save
 
     first = result.flat[0] if isinstance(result, np.ndarray) else result
@@ -194,6 +265,8 @@ def curve(args: argparse.Namespace) -> int:
             name=results.name or _single_model_name(args.results))
     if args.tail is not None:
         return _tail(args, results, ns, out)
+    if isinstance(ns, list):
+        _beyond_rounds(ns, results)
     options = dict(estimator=args.estimator, method=args.method,
                    confidence=args.confidence)
     # A readable set of budgets per model, up to its own rounds, unless given.
@@ -224,16 +297,16 @@ def _tail(args, results, ns, out) -> int:
     fits = tail_fits(results, threshold, args.confidence)
     for tail in fits:
         fit, found = tail.fit, tail.found
-        print(f"{tail.model}: {best} {results.score_name} in [{found.best[0]:.4g}, "
-              f"{found.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
+        print(f"{tail.model}: {best} {results.score_name} in [{tail.best[0]:.4g}, "
+              f"{tail.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
               f"{{{', '.join(map(str, found.c))}}}, o in [{found.o[0]:.3g}, "
               f"{found.o[1]:.3g}]; {found.n_tail} of {found.n} rounds beyond "
               f"{threshold:g}); fit a={fit.a:.4g}, b={fit.b:.4g}, c={fit.c}, "
               f"o={fit.o:.3g}")
         if found.n_tail < 30:
-            print(f"note: {tail.model}: only {found.n_tail} rounds beyond "
-                  f"{threshold:g}, so the set is wide; a "
-                  f"{'higher' if minimize else 'lower'} threshold keeps more of them")
+            _note(f"{tail.model}: only {found.n_tail} rounds beyond {threshold:g}, "
+                  f"so the set is wide; a {'higher' if minimize else 'lower'} "
+                  "threshold keeps more of them")
     table = tail_table(fits, ns)
     print(f"median best of n by the fitted tail, and its {args.confidence:.0%} band "
           f"(-inf where the model says nothing: below {threshold:g})")
@@ -258,8 +331,7 @@ def _tail(args, results, ns, out) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
-    from evp.bands import compare as compare_models
-    from evp.tables import comparison_table, mean_cost_per_round, readable_budgets
+    from evp.tables import compare_models, comparison_table, mean_cost_per_round
 
     if args.a == args.b:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
@@ -267,33 +339,42 @@ def compare(args: argparse.Namespace) -> int:
     args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out)
     ns = _budgets(args.ns)
-    results = _results(args, args.group).select([args.a, args.b])
-    scores = results.scores_as_read
-    rounds = min(map(len, scores.values()))
-    every = list(range(1, rounds + 1))
-    if ns is None:
-        ns = readable_budgets(rounds)
-    elif ns == "all":
-        ns = every
-    options = dict(method=args.method, minimize=results.minimize)
-    result = compare_models(scores[args.a], scores[args.b], ns, args.confidence,
-                            **options)
+    results = _results(args, args.group)
+    if results.group is None:
+        raise UsageError("--group: name the column of model names, e.g. --group "
+                         "model (several Optuna studies: --study A,B)")
+    results = results.select([args.a, args.b])
+    if isinstance(ns, list):
+        _beyond_rounds(ns, results)
+    options = dict(confidence=args.confidence, method=args.method)
+    result = compare_models(results, args.a, args.b, ns, **options)
     costs = mean_cost_per_round(results)
     table = comparison_table(result, (args.a, args.b), costs=costs)
 
     def draw():
         from evp.plot import plot_comparison
 
-        drawn = result
-        if args.ns is None or args.ns.strip().lower() == "all":
-            # Every budget in the figure.
-            drawn = compare_models(scores[args.a], scores[args.b], every,
-                                   args.confidence, **options)
+        # Every budget in the figure, unless the budgets were given.
+        drawn = result if isinstance(ns, list) else compare_models(
+            results, args.a, args.b, "all", **options)
         return plot_comparison(drawn, (args.a, args.b), y=results.score_name,
                                minimize=results.minimize, costs=costs,
                                cost=results.cost, cost_unit=args.cost_unit)
 
     return _finish(table, out, draw)
+
+
+def _beyond_rounds(ns: list[int], results) -> None:
+    """Say where a budget asked for lies beyond a model's rounds."""
+    rounds = {m: s.size for m, s in results.scores_as_read.items()}
+    short = {m: r for m, r in rounds.items() if max(ns) > r}
+    if short:
+        beyond = [n for n in ns if n > min(short.values())]
+        shown = ", ".join(map(str, beyond[:5])) + (", …" if len(beyond) > 5 else "")
+        models = ", ".join(f"{m} {r}" for m, r in list(short.items())[:5])
+        _note(f"n = {shown} beyond the rounds run ({models}"
+              f"{', …' if len(short) > 5 else ''}): there V and W extrapolate from "
+              "the rounds run, U stops, and the bands widen")
 
 
 def report(args: argparse.Namespace) -> int:
@@ -312,7 +393,7 @@ def report(args: argparse.Namespace) -> int:
                          strategy=args.strategy, title=args.title)
     for note in built.notes[1:]:
         if note not in results.notes:  # the reader's notes are said already
-            print(f"note: {note}")
+            _note(note)
     print(f"wrote {built.save(out)}")
     return 0
 
@@ -339,24 +420,6 @@ def reproduce(args: argparse.Namespace) -> int:
     return 2 if done.failures else 0
 
 
-def _tuner_trials(args: argparse.Namespace):
-    """For evp run: the trials of an Optuna study or Ray Tune experiment, under
-    their own column names, or None for other results; --score and --minimize
-    from the tuner's objective and direction."""
-    from evp.readers.tuners import is_tuner_source
-
-    if is_tuner_source(args.results) is None:
-        for flag, value in (("--study", args.study), ("--metric", args.metric),
-                            ("--mode", args.mode)):
-            if value is not None:
-                raise UsageError(f"{flag} is for results read straight from Optuna "
-                                 f"or Ray Tune; RESULTS is neither: leave {flag} out")
-        return None
-    results = _results(args, args.group)
-    args.score, args.minimize = results.score, results.minimize
-    return results.frame
-
-
 def run(args: argparse.Namespace) -> int:
     import papermill
 
@@ -366,25 +429,26 @@ def run(args: argparse.Namespace) -> int:
     notebook = find_notebook(args.notebook)
     name = notebook.stem
     declared = papermill.inspect_notebook(str(notebook))
-    results = Path(args.results).expanduser()
-    trials = _tuner_trials(args)
-    if trials is None and not results.exists():
-        raise UsageError(f"RESULTS: no such file or folder {results}")
-    if args.score is None and trials is None:
-        raise UsageError("--score: name the column of scores, e.g. --score accuracy")
-    parameters = {"results_path": str(results.resolve()), "score_column": args.score,
-                  "check_claims": False}
-    if args.group:
-        parameters["group_column"] = args.group
+    if args.failed == "worst":
+        raise UsageError("--failed worst: the notebooks analyse finite scores; give "
+                         "--failed drop, or use evp curve, compare or report, which "
+                         "count failed rounds as the worst")
+    # Read here as curve and compare would (direction, failed rounds, the
+    # exchangeability check); the notebook gets what was settled.
+    results = _results(args, args.group)
+    parameters = {"results_path": str(Path(args.results).expanduser().resolve()),
+                  "score_column": results.score, "check_claims": False}
+    if results.group is not None:
+        parameters["group_column"] = results.group
     if args.models:
         parameters["models"] = [m.strip() for m in args.models.split(",") if m.strip()]
-    if args.minimize:
-        parameters["minimize"] = True
-    if args.cost:
+    if results.minimize or "minimize" in declared:
+        parameters["minimize"] = results.minimize
+    if results.cost is not None:
         if "cost_column" not in declared:
             raise UsageError(f"--cost: {name} has no cost axis (it takes no "
                              "cost_column); leave --cost out")
-        parameters["cost_column"] = args.cost
+        parameters["cost_column"] = results.cost
     for text in args.parameter:
         key, value = _parse_parameter(text)
         if key not in declared:
@@ -404,8 +468,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--out: {out} is inside {folder}, which holds the "
                              "paper's own runs; choose another folder")
     out.mkdir(parents=True, exist_ok=True)
-    if trials is not None:  # the notebook reads the tuner's trials from a CSV
-        trials.to_csv(out / "trials.csv", index=False)
+    if results.tuner or results.dropped or args.sep or args.decimal:
+        # What the notebook could not read from RESULTS as it was read here: a
+        # tuner's record, rows dropped, a delimiter given.
+        results.frame.to_csv(out / "trials.csv", index=False)
         parameters["results_path"] = str(out / "trials.csv")
     parameters["figures_dir"] = str(out)
     executed = out / notebook.name
@@ -416,8 +482,7 @@ def run(args: argparse.Namespace) -> int:
                  else "")
         raise UsageError(f"{name} failed: {error}{where}") from None
     written = sorted(p.name for p in out.iterdir() if p != executed)
-    source = results if trials is None else args.results  # a URL stays a URL
-    print(f"ran {name} on {source}: wrote {executed.name} and "
+    print(f"ran {name} on {args.results}: wrote {executed.name} and "
           f"{len(written)} file(s) in {out}: {', '.join(written)}")
     return 0
 
@@ -497,31 +562,44 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _input_options(parser: argparse.ArgumentParser) -> None:
-    """How a results file is read: shared by curve and compare."""
+    """How results are read: shared by every subcommand that reads them."""
+    way = parser.add_mutually_exclusive_group()
+    way.add_argument("--minimize", action="store_true",
+                     help="the score is a loss: lower is better (default: as an "
+                          "Optuna study says; else higher is better, but a score "
+                          "named like a loss needs --minimize or --maximize)")
+    way.add_argument("--maximize", action="store_true",
+                     help="higher scores are better, whatever the column's name")
+    parser.add_argument("--failed", choices=("error", "drop", "worst"),
+                        help="failed rounds (no score, or marked crashed, failed or "
+                             "killed in a state or status column): error refuses "
+                             "and lists them, drop leaves them out, worst counts "
+                             "them as rounds worse than every score (default: "
+                             "error)")
+    parser.add_argument("--drop-bad-rows", action="store_true",
+                        help="the same as --failed drop")
+    parser.add_argument("--order", metavar="COL",
+                        help="column of each round's place in the search, for the "
+                             "exchangeability test (default: a column named trial, "
+                             "number, iteration or step; a tuner's own order)")
     parser.add_argument("--sep", metavar="CHAR",
                         help="delimiter of a text file (default: sniffed among , ; "
                              "tab and |)")
     parser.add_argument("--decimal", metavar="CHAR",
                         help="decimal mark of a text file (default: sniffed, . or "
                              ",)")
-    parser.add_argument("--drop-bad-rows", action="store_true",
-                        help="drop rows whose score, cost or model is missing or "
-                             "not a number, and list them (default: off, such rows "
-                             "are an error)")
-    _tuner_options(parser)
-
-
-def _tuner_options(parser: argparse.ArgumentParser) -> None:
-    """How results are read straight from Optuna or Ray Tune."""
-    parser.add_argument("--study", metavar="NAME",
+    parser.add_argument("--study", metavar="NAME[,NAME...]|all",
                         help="Optuna: the study to read from a storage holding "
-                             "several (default: its only study)")
+                             "several (default: its only study); several, or all, "
+                             "are one model each, named after the study")
     parser.add_argument("--metric", metavar="NAME",
                         help="Ray Tune: the reported metric that picks each "
                              "trial's report and is the score (default: --score)")
     parser.add_argument("--mode", choices=("max", "min"),
                         help="Ray Tune: whether a higher or lower --metric is "
-                             "better (default: none; required for Ray Tune)")
+                             "better; it picks each trial's report, and is the "
+                             "score's direction only when --score is the metric "
+                             "(default: none; required for Ray Tune)")
     parser.add_argument("--per-trial", choices=("best", "last"), default="best",
                         help="Ray Tune: each trial's best or last report of "
                              "--metric")
@@ -542,14 +620,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="column of validation scores (required; default for "
                              "an Optuna study: its one objective, for Ray Tune: "
                              "--metric)")
-    common.add_argument("--minimize", action="store_true",
-                        help="scores are losses: lower is better")
     common.add_argument("--ns", metavar="N,N,...|all",
                         help="budgets (rounds of search) to report, or all for "
                              "every n (default: 1, 2, 3, 5, 10, 20, 50, 100, … up "
                              "to the number of rounds B, and B)")
-    common.add_argument("--confidence", type=float, default=0.8, metavar="LEVEL",
-                        help="confidence of the simultaneous bands")
+    common.add_argument("--confidence", type=_confidence, default=0.8,
+                        metavar="LEVEL",
+                        help="confidence of the simultaneous bands, between 0 and 1")
+    common.add_argument("--bounds", type=_bounds, metavar="LO,HI",
+                        help="the score's possible range, e.g. 0,1 for an accuracy: "
+                             "a floor for failed rounds under --failed worst, and "
+                             "limits for --tail (default: unbounded)")
     common.add_argument("--cost", metavar="COL",
                         help="column of each round's cost, e.g. training seconds "
                              "(default: none)")
@@ -600,8 +681,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "weak or none (Lourie, Cho and He 2024). With --cost, each "
                     "model's expected cost of n rounds is added; the evidence still "
                     "compares equal numbers of rounds.")
-    two.add_argument("--group", required=True, metavar="COL",
-                     help="column naming the model (required)")
+    two.add_argument("--group", metavar="COL",
+                     help="column naming the model (default: none, so required, "
+                          "but for several Optuna studies: --study A,B names the "
+                          "models)")
     two.add_argument("a", metavar="A", help="first model")
     two.add_argument("b", metavar="B", help="second model")
     two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density",
@@ -626,8 +709,6 @@ def build_parser() -> argparse.ArgumentParser:
                        help="column naming the model (default: one model)")
     paper.add_argument("--models", metavar="A,B,...",
                        help="the models to report, in this order (default: all)")
-    paper.add_argument("--minimize", action="store_true",
-                       help="scores are losses: lower is better")
     paper.add_argument("--cost", metavar="COL",
                        help="column of each round's cost, e.g. training seconds "
                             "(default: none; the checklist's training duration is "
@@ -635,8 +716,12 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--target", type=float, metavar="SCORE",
                        help="the score whose budget to report (default: the "
                             "weakest model's expected best after all its rounds)")
-    paper.add_argument("--confidence", type=float, default=0.8, metavar="LEVEL",
-                       help="confidence of the bands and verdicts")
+    paper.add_argument("--confidence", type=_confidence, default=0.8,
+                       metavar="LEVEL",
+                       help="confidence of the bands and verdicts, between 0 and 1")
+    paper.add_argument("--bounds", type=_bounds, metavar="LO,HI",
+                       help="the score's possible range, a floor for failed rounds "
+                            "under --failed worst (default: unbounded)")
     paper.add_argument("--method", choices=BAND_METHODS,
                        default="ld_highest_density",
                        help="CDF band the tuning-curve bands are made from")
@@ -727,8 +812,6 @@ def build_parser() -> argparse.ArgumentParser:
     own.add_argument("--models", metavar="A,B,...",
                      help="models to analyse, in order (default: all, in file "
                           "order)")
-    own.add_argument("--minimize", action="store_true",
-                     help="scores are losses: lower is better")
     own.add_argument("--cost", metavar="COL",
                      help="column of each round's cost (notebooks with a cost "
                           "axis)")
@@ -738,10 +821,16 @@ def build_parser() -> argparse.ArgumentParser:
                           "or -p sample_sizes=6,12 (repeatable)")
     own.add_argument("--out", metavar="DIR",
                      help="output folder (default: evp-runs/NOTEBOOK)")
-    _tuner_options(own)
+    _input_options(own)
     own.set_defaults(handler=run)
     return parser
 
+
+# Optional packages and the extra of evp that installs each.
+_EXTRAS = {"matplotlib": "notebooks", "seaborn": "notebooks", "papermill": "notebooks",
+           "nbformat": "notebooks", "tqdm": "notebooks", "optuna": "tuners",
+           "pyarrow": "parquet", "torch": "search", "sklearn": "search",
+           "ray": "ray"}
 
 # The library's keyword arguments and the options (or arguments) that set them.
 _OPTIONS = {
@@ -750,7 +839,8 @@ _OPTIONS = {
     "sep": "--sep", "decimal": "--decimal", "drop_bad_rows": "--drop-bad-rows",
     "minimize": "--minimize", "x": None, "study": "--study", "metric": "--metric",
     "mode": "--mode", "per_trial": "--per-trial", "backend": "--backend",
-    "address": "--address",
+    "address": "--address", "failed": "--failed", "order": "--order",
+    "bounds": "--bounds",
 }
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")
@@ -767,6 +857,8 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
         if flag is None:
             return match.group(0)
         value = next((v for v in match.groups()[1:] if v is not None), None)
+        if flag == "--minimize" and value in ("True", "False"):
+            return "--minimize" if value == "True" else "--maximize"
         if value in ("True", "False"):
             return flag if value == "True" else f"no {flag}"
         if value is None:
@@ -779,7 +871,7 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     # "--estimator v or 'w'": the alternative is a value too.
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
-    message = re.sub(r"^(score|study|metric|mode|per_trial|minimize):",
+    message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order):",
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
     for name, words in (names or {}).items():
@@ -793,11 +885,20 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         own = parser._subparsers._group_actions[0].choices[args.command]
         own.error(f"unrecognized arguments: {' '.join(extra)}")
+    _SAID.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             status = args.handler(args)
-        except (UsageError, ValueError, OSError, ImportError) as error:
+            for line in _SAID:
+                print(line, file=sys.stderr)
+        except ImportError as error:
+            extra = _EXTRAS.get((error.name or "").split(".")[0])
+            message = (f"{error.name} is not installed: pip install 'evp[{extra}]'"
+                       if extra else _speak_cli(error))
+            print(f"evp {args.command}: {message}", file=sys.stderr)
+            status = 2
+        except (UsageError, ValueError, OSError) as error:
             names = getattr(args, "names", None)
             print(f"evp {args.command}: {_speak_cli(error, names)}",
                   file=sys.stderr)

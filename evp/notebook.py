@@ -14,8 +14,10 @@ the same everywhere:
     file order. A list, or as papermill's ``-p`` passes it, a string:
     ``a,b`` or ``'["a", "b"]'``.
 ``minimize``
-    The scores are losses. The analysis then works on the negated loss, so that
-    higher is better throughout; figures label their axes with the loss itself.
+    True: the scores are losses. The analysis then works on the negated loss, so
+    that higher is better throughout; figures label their axes with the loss
+    itself. None (the default): higher is better, but a score whose name says
+    loss (``val_loss``, ``error``, …) is refused until you say which.
 ``check_claims``
     Assert the paper's claims. Only on the paper's data: on yours the claims
     table is reported, not asserted.
@@ -129,7 +131,7 @@ SST5_SEARCHES = PaperData(
 
 def load_results(results_path=None, *, paper: PaperData | None = None,
                  score_column=None, group_column=None, models=None,
-                 minimize=False, cost_column=None, need: int = 1,
+                 minimize=None, cost_column=None, need: int = 1,
                  name: str = "this notebook") -> Results:
     """Read a notebook's data: the paper's (``results_path=None``) or the user's.
 
@@ -145,8 +147,10 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
     models : list of str or str, optional
         Models to analyse, in order (see :func:`as_list`); default the paper's,
         or every model of the user's results in file order.
-    minimize : bool
-        The scores are losses.
+    minimize : bool, optional
+        The scores are losses (True) or not (False). None: the paper's data are
+        scores; on yours, higher is better unless the score's name says loss,
+        which is refused until said (see :func:`evp.read_results`).
     need : int
         Models the analysis needs; fewer is an error naming `models`.
     name : str
@@ -156,7 +160,7 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
     -------
     Results
     """
-    minimize = bool(minimize)
+    minimize = None if minimize is None else bool(minimize)
     models = as_list(models, "models")
     if results_path is None:
         if paper is None:
@@ -164,7 +168,8 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
                              "results file")
         results = read_results(paper.load(), score=score_column or paper.score,
                                group=group_column or paper.group,
-                               cost=cost_column or paper.cost, minimize=minimize)
+                               cost=cost_column or paper.cost,
+                               minimize=bool(minimize))
         results = results.replace(labels=paper.names, score_name=paper.score_name,
                                   source=paper.source, limits=paper.bounds,
                                   paper=True)
@@ -194,7 +199,7 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
         warnings.filterwarnings("ignore", message="scores contain ties")
         notes.append(f"tied scores in {', '.join(tied)}: the bands' coverage is "
                      "exact for continuous scores, close with ties")
-    if minimize:
+    if results.minimize:
         score_name = results.score_name
         notes.append(f"{score_name} is a loss: the analysis works on -{score_name}, "
                      f"so that higher is better; figures show {score_name} with the "

@@ -284,13 +284,16 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                                for column, name in hyper.items()
                                if not _missing(best[column])) or TO_FILL
         duration = TO_FILL
-        if results.cost is not None:
-            cost = rows_of_model[results.cost].to_numpy(dtype=float)
-            unit = cost_unit(results.cost)
-            duration = (f"{results.cost}: mean {cost.mean():.4g}, total "
-                        f"{cost.sum():.4g}" + (f" {unit}" if unit else ""))
+        timed = results.cost or next((c for c in _DURATIONS if c in frame), None)
+        if timed is not None:
+            cost = pd.to_numeric(rows_of_model[timed], errors="coerce").to_numpy(
+                dtype=float, na_value=np.nan)
+            cost = cost[np.isfinite(cost)]
+            unit = cost_unit(timed)
+            duration = (f"{timed}: mean {cost.mean():.4g}, total {cost.sum():.4g}"
+                        + (f" {unit}" if unit else "")) if cost.size else TO_FILL
         rows[model] = [
-            str(len(rows_of_model)), strategy,
+            str(len(rows_of_model)), _strategy(strategy, results, model),
             f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
             "validation data",
             _space(rows_of_model, hyper), assignment, _text(best[results.score]),
@@ -312,17 +315,44 @@ def build_report(results, *, models=None, minimize: bool | None = None,
         sections, figures = _body(results, target, confidence, method)
     notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
+    notes += [f"Warning: {w}" for w in results.warnings]  # said first
     notes += results.notes  # what the reader says it read
-    # Each warning once, as a note on the page (a tie warning per pair would
-    # otherwise repeat itself).
-    if any("contain ties" in str(w.message) for w in caught):
+    # evp's own warnings, each once, as a note on the page (a tie warning per
+    # pair would otherwise repeat itself); the drawing libraries' are no news.
+    ours = [w for w in caught if not _from_drawing(w)]
+    if any("contain ties" in str(w.message) for w in ours):
         notes.append("Some scores tie: the bands' coverage is exact for continuous "
                      "scores and approximate with ties.")
-    notes += list(dict.fromkeys(str(w.message) for w in caught
+    notes += list(dict.fromkeys(str(w.message) for w in ours
                                 if "contain ties" not in str(w.message)))
     return Report(title=title or f"Hyperparameter search report: {score_name}",
                   checklist=checklist, sections=sections, figures=figures,
                   notes=notes)
+
+
+# Columns in which tuners record a trial's duration (Optuna, Ray Tune, evp
+# search, W&B): the checklist's training duration when no cost is named.
+_DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtime",
+              "duration")
+
+
+def _strategy(strategy: str, results, model: str) -> str:
+    """The search strategy, and what the trial order says of it."""
+    pvalue = results.exchangeability.get(model)
+    if pvalue is None:
+        test = ("trial order unknown: the random-search assumption is untested"
+                if not results.knows_order else "too few trials to test the order")
+    else:
+        verdict = ("the trials look adaptive, not like random search"
+                   if pvalue < 0.05 else "consistent with random search")
+        test = f"exchangeability of the trial order: p = {pvalue:.3g} ({verdict})"
+    return f"{strategy}; {test}"
+
+
+def _from_drawing(caught) -> bool:
+    """A warning raised inside matplotlib or seaborn (layout, fonts)."""
+    where = Path(str(caught.filename)).parts
+    return "matplotlib" in where or "seaborn" in where
 
 
 def _body(results, target, confidence, method):
@@ -334,7 +364,6 @@ def _body(results, target, confidence, method):
     from evp.tables import (
         budget_table,
         pairwise_comparisons,
-        readable_budgets,
         verdict_table,
         weakest_final_score,
     )
@@ -356,19 +385,24 @@ def _body(results, target, confidence, method):
     sections.append((f"Median tuning curves with {confidence:.0%} confidence bands",
                      "bands"))
 
-    # Verdicts: every pair, both directions, at readable budgets; one column per
-    # pair naming the model with evidence in its favour.
-    ns = readable_budgets(max(len(s) for s in results.scores.values()))
-    comparisons = pairwise_comparisons(results, ns, confidence, method=method)
+    # Verdicts: every pair, both directions, at the readable budgets up to the
+    # pair's smaller number of rounds (as evp compare); one column per pair
+    # naming the model with evidence in its favour.
+    comparisons = pairwise_comparisons(results, None, confidence, method=method)
     sentences = [f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
                  for s in comparison.describe((a, b))]
     if sentences:
         sections.append(("Verdicts (Lourie, Cho and He 2024, §2)", sentences))
-        sections.append(("Evidence by budget (the model it favours)",
-                         verdict_table(comparisons, ns)))
+        sections.append(("Evidence by budget (the model it favours; – beyond the "
+                         "pair's rounds)", verdict_table(comparisons)))
 
     if target is None:  # the weakest model's expected best after all its rounds
         target = weakest_final_score(results)
+    if not np.isfinite(target):
+        sections.append(("Budget to reach a target", [
+            "The expected best score is undefined: failed rounds count as the "
+            "worst outcome and the score has no known floor (give bounds)."]))
+        return sections, figures
     budgets = budget_table(results, target)
     budgets["trials (expected)"] = budgets["trials (expected)"].map(
         lambda n: "more than were run" if n is None else n)

@@ -30,6 +30,8 @@ from evp._validation import _describe, as_list
 
 __all__ = ["Results", "scores_by_model"]
 
+#: What a reader may do with failed rounds (see :func:`evp.read_results`).
+FAILURES = ("error", "drop", "worst")
 #: Where the direction came from when nobody said: higher is better.
 ASSUMED_DIRECTION = "assumed: higher is better (pass minimize=True for a loss)"
 
@@ -61,8 +63,27 @@ class Results:
         assumed.
     notes : tuple of str
         Sentences about what was read, for wherever the results are shown.
+    warnings : tuple of str
+        Sentences about an assumption that looks broken (trials that do not
+        look like random search), to show beside every result.
+    exchangeability : mapping of str to float
+        Each model's p-value of :func:`evp.exchangeability_test` on its trials
+        in order, when the order is known.
     strategy : str, optional
         How the hyperparameters were chosen, when a reader recorded it.
+    order : str, optional
+        The column of each round's place in the search (a trial number or step),
+        when known; the rows of a tuner's record are in trial order already
+        (`ordered`).
+    ordered : bool, default False
+        The rows are in the order the trials ran.
+    failed : tuple of int
+        The rows that are failed rounds (crashed, diverged, no score), kept and
+        counted as worse than every score (``failures="worst"``); their score is
+        ``-inf`` (``+inf`` for a loss). Counting the first data row as 1.
+    failures : {"error", "drop", "worst"}
+        What the reader did with failed rounds: refused them (there were none),
+        dropped them (listed in `dropped`) or kept them as the worst outcome.
     dropped : tuple of int
         The rows left out (counting the first data row as 1).
     source : str
@@ -73,7 +94,7 @@ class Results:
     name : str, optional
         The name of the one model of results without `group` (a study's or a
         file's name); default the score column's name.
-    order : tuple of str, optional
+    model_order : tuple of str, optional
         The models, in the order to analyse them; default: every model, in order
         of first appearance.
     labels : mapping of str to str
@@ -104,12 +125,18 @@ class Results:
     minimize: bool = False
     direction: str | None = None
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     strategy: str | None = None
+    order: str | None = None
+    ordered: bool = False
+    failed: tuple[int, ...] = ()
+    failures: str = "error"
     dropped: tuple[int, ...] = ()
+    exchangeability: Mapping[str, float] = field(default_factory=dict)
     source: str = ""
     tuner: str | None = None
     name: str | None = None
-    order: tuple[str, ...] | None = None
+    model_order: tuple[str, ...] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     score_name: str | None = None
     limits: tuple[float, float] = (-math.inf, math.inf)
@@ -120,7 +147,7 @@ class Results:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got "
                             f"{_describe(frame)}")
-        for role in ("score", "group", "cost"):
+        for role in ("score", "group", "cost", "order"):
             column = getattr(self, role)
             if (column is not None or role == "score") and column not in frame:
                 raise ValueError(f"no column {column!r} in data; columns are "
@@ -129,7 +156,7 @@ class Results:
         direction = self.direction or (
             "given: minimize=True" if minimize else ASSUMED_DIRECTION)
         present = self._present(frame)
-        order = self.order
+        order = self.model_order
         if order is not None:
             order = tuple(str(m) for m in order)
             missing = [m for m in order if m not in present]
@@ -139,13 +166,19 @@ class Results:
                                  f"{', '.join(present)}")
             if len(set(order)) != len(order):
                 raise ValueError(f"models: each model once, got {list(order)}")
+        if self.failures not in FAILURES:
+            raise ValueError(f"failures must be one of {list(FAILURES)}, got "
+                             f"{_describe(self.failures)}")
         set_ = object.__setattr__  # the fields are frozen once set here
         set_(self, "frame", frame.copy())
         set_(self, "minimize", minimize)
         set_(self, "direction", direction)
         set_(self, "notes", tuple(self.notes))
+        set_(self, "warnings", tuple(self.warnings))
+        set_(self, "failed", tuple(self.failed))
         set_(self, "dropped", tuple(self.dropped))
-        set_(self, "order", order)
+        set_(self, "exchangeability", dict(self.exchangeability))
+        set_(self, "model_order", order)
         set_(self, "labels", dict(self.labels))
         set_(self, "score_name", self.score_name or str(self.score))
 
@@ -176,7 +209,8 @@ class Results:
         models = as_list(models, "models")
         if models is None:
             return self
-        present = self.models if self.order is None else self._present(self.frame)
+        present = (self.models if self.model_order is None
+                   else self._present(self.frame))
         missing = [m for m in models if m not in present]
         if missing:
             column = f" in column {self.group!r}" if self.group is not None else ""
@@ -188,7 +222,7 @@ class Results:
             return self
         keep = self.frame[self.group].astype(str).isin(models).to_numpy()
         return self.replace(frame=self.frame[keep].reset_index(drop=True),
-                            order=tuple(models))
+                            model_order=tuple(models))
 
     def with_notes(self, *notes: str) -> Results:
         """A copy with more notes (each said once)."""
@@ -199,8 +233,8 @@ class Results:
     @property
     def models(self) -> list[str]:
         """The models, in order."""
-        return list(self.order) if self.order is not None else self._present(
-            self.frame)
+        return (list(self.model_order) if self.model_order is not None
+                else self._present(self.frame))
 
     @property
     def rounds(self) -> int:
@@ -239,6 +273,33 @@ class Results:
         for values in out.values():
             values.flags.writeable = False
         return out
+
+    @property
+    def knows_order(self) -> bool:
+        """Whether the order the trials ran in is known (an order column, or rows
+        a tuner wrote in trial order)."""
+        return self.order is not None or self.ordered
+
+    def in_trial_order(self) -> dict[str, np.ndarray]:
+        """{model: oriented scores in the order the trials ran}: sorted by the
+        order column (stably), else as the rows are. See :attr:`knows_order`."""
+        if self.order is None:
+            return dict(self.scores)
+        frame = self.frame
+        position = pd.to_numeric(frame[self.order], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan)
+        names = (frame[self.group].astype(str).to_numpy() if self.group is not None
+                 else np.full(len(frame), self.models[0]))
+        out = {}
+        for model, values in self.scores.items():
+            where = np.flatnonzero(names == model)
+            out[model] = values[np.argsort(position[where], kind="stable")]
+        return out
+
+    @property
+    def has_failures(self) -> bool:
+        """Whether failed rounds are kept as the worst outcome (``-inf``)."""
+        return bool(self.failed)
 
     def first(self, count: int) -> list[str]:
         """The first `count` models, with a printed note when there are more."""
@@ -282,7 +343,9 @@ class Results:
         if not low < high:
             raise ValueError(f"lower_bound, upper_bound: need lower_bound < "
                              f"upper_bound, got {lower} and {upper}")
-        shown = self.scores_as_read.values()
+        # Failed rounds (infinite) are outside every range: they are no scores.
+        shown = [s[np.isfinite(s)] for s in self.scores_as_read.values()]
+        shown = [s for s in shown if s.size] or [np.zeros(1)]
         smallest = min(float(s.min()) for s in shown)
         largest = max(float(s.max()) for s in shown)
         if low > smallest or high < largest:
@@ -328,7 +391,10 @@ class Results:
         shown = ", ".join(models[:3]) + (", …" if len(models) > 3 else "")
         roles = "".join(f"; {role} {getattr(self, role)!r}"
                         for role in ("group", "cost") if getattr(self, role))
-        extra = f"; {len(self.notes)} note(s)" if self.notes else ""
+        extra = (f"; {len(self.failed)} failed round(s) counted as worst"
+                 if self.failed else "")
+        extra += f"; {len(self.notes)} note(s)" if self.notes else ""
+        extra += f"; {len(self.warnings)} warning(s)" if self.warnings else ""
         return (f"Results({len(models)} model(s): {shown}; {self.rounds} rounds; "
                 f"score {self.score!r}, "
                 f"{'lower' if self.minimize else 'higher'} is better{roles}{extra})")

@@ -18,6 +18,12 @@ mean paired difference as the statistic,
   mean zero (the null hypothesis) and ask how often it is at least as extreme as
   the observed :math:`T`.
 
+And one test of a single sequence, the assumption behind every tuning curve:
+
+* :func:`exchangeability_test` — are a search's trials, in the order they ran,
+  exchangeable (as independent draws of random search are), or do they drift
+  and narrow as an adaptive tuner's do?
+
 Monte Carlo p-values (the bootstrap test, and the permutation test with
 ``n_resamples``) follow one convention: with c of R random draws at least as
 extreme as the observation, :math:`p = (c + 1)/(R + 1)`, counting the observed
@@ -57,8 +63,10 @@ from evp._validation import _describe, as_choice, as_scores, chunks
 
 __all__ = [
     "BootstrapTestResult",
+    "ExchangeabilityTestResult",
     "PermutationTestResult",
     "bootstrap_shift_test",
+    "exchangeability_test",
     "paired_permutation_test",
 ]
 
@@ -333,3 +341,138 @@ def bootstrap_shift_test(
     null = boot - centre
     pvalue = (_count_extreme(null, observed, alternative) + 1) / (n_resamples + 1)
     return BootstrapTestResult(observed, pvalue, null, n_resamples, alternative)
+
+
+# ------------------------------------------------------------ exchangeability
+
+
+@dataclass(frozen=True, eq=False)
+class ExchangeabilityTestResult:
+    """The result of :func:`exchangeability_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        T = max(|trend|, narrowing) of the trials in their order.
+    pvalue : float
+        (c + 1)/(R + 1), c of the R permuted orders with a statistic at least T.
+    null_distribution : numpy.ndarray, shape (n_resamples,)
+        T of each permuted order.
+    trend : float
+        Spearman's correlation of the score with the trial number: positive when
+        later trials score higher.
+    narrowing : float
+        Minus the correlation of the trial number with the rank distance between
+        consecutive trials: positive when consecutive trials grow more alike.
+    n_resamples : int
+    """
+
+    statistic: float
+    pvalue: float
+    null_distribution: np.ndarray
+    trend: float
+    narrowing: float
+    n_resamples: int
+
+
+def _order_statistics_of(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(trend, narrowing) of each row of `ranks` (R, N): the trial orders."""
+    n = ranks.shape[1]
+    steps = np.arange(n, dtype=float)
+    steps -= steps.mean()
+    centred = ranks - ranks.mean(axis=1, keepdims=True)
+    spread = np.sqrt((centred**2).sum(axis=1)) * np.sqrt((steps**2).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        trend = np.where(spread > 0, centred @ steps / spread, 0.0)
+    jumps = np.abs(np.diff(ranks, axis=1))
+    later = np.arange(n - 1, dtype=float)
+    later -= later.mean()
+    jumps -= jumps.mean(axis=1, keepdims=True)
+    scale = np.sqrt((jumps**2).sum(axis=1)) * np.sqrt((later**2).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        narrowing = np.where(scale > 0, -(jumps @ later) / scale, 0.0)
+    return trend, narrowing
+
+
+def exchangeability_test(scores, *, n_resamples: int = 9_999,
+                         rng=None) -> ExchangeabilityTestResult:
+    r"""Test whether a search's trials, in the order they ran, are exchangeable.
+
+    Every tuning curve, band and verdict of evp assumes the rounds are
+    independent draws from one distribution, as in random search (Lourie, Cho
+    and He 2024, Limitations). Independent, identically distributed trials are
+    exchangeable: every order of them is equally likely. Adaptive tuners (TPE,
+    Bayesian optimisation, evolutionary search, schedulers that stop trials
+    early) are not: their later trials score higher and lie closer together.
+
+    With :math:`r_i` the rank of trial i's score (ties averaged; failed rounds,
+    scored :math:`-\infty`, rank lowest), the statistic is
+
+    .. math::
+
+        T = \max\bigl(|\rho(i, r_i)|,\; -\rho(i, |r_{i+1} - r_i|)\bigr),
+
+    the larger of the trend (Spearman's correlation of the score with the trial
+    number, either way) and the narrowing (minus the correlation of the trial
+    number with the rank distance between consecutive trials). Its null
+    distribution is that of T over random orders of the same scores, so under
+    exchangeability the test is exact for any sample size and any score
+    distribution, ties and failures included: it rejects at level α at most a
+    fraction α of the time. With c of the R random orders at least as extreme,
+    :math:`p = (c + 1)/(R + 1)` (Phipson and Smyth 2010).
+
+    Parameters
+    ----------
+    scores : array_like, shape (N,)
+        One search's scores in trial order, oriented so that higher is better (a
+        loss negated); failed rounds as ``-inf``. N ≥ 3.
+    n_resamples : int, default 9999
+        Random orders R.
+    rng : numpy.random.Generator or int, optional
+
+    Returns
+    -------
+    ExchangeabilityTestResult
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 scores, NaN or ``+inf`` scores, or `n_resamples` < 1.
+
+    Examples
+    --------
+    >>> rising = np.linspace(0.5, 0.9, 40)
+    >>> exchangeability_test(rising, rng=0).pvalue < 0.001
+    True
+    """
+    from scipy.stats import rankdata
+
+    try:
+        x = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"scores must be numeric, got {_describe(scores)}") from None
+    if x.ndim != 1:
+        raise ValueError(f"scores must be 1-D (one search in trial order), got "
+                         f"shape {x.shape}")
+    if x.size < 3:
+        raise ValueError(f"scores: the test needs at least 3 trials in order, got "
+                         f"{x.size}")
+    if np.isnan(x).any() or (x == np.inf).any():
+        raise ValueError("scores must not hold NaN or +inf (a failed round is -inf, "
+                         "worse than every score)")
+    n_resamples = _n_resamples(n_resamples)
+    rng = np.random.default_rng(rng)
+    ranks = rankdata(x)
+    trend, narrowing = (float(v[0]) for v in _order_statistics_of(ranks[None, :]))
+    observed = max(abs(trend), narrowing)
+    parts = []
+    for part in chunks(n_resamples, x.size):
+        orders = rng.permuted(np.broadcast_to(ranks, (part.stop - part.start,
+                                                      x.size)), axis=1)
+        t, nar = _order_statistics_of(orders)
+        parts.append(np.maximum(np.abs(t), nar))
+    null = np.concatenate(parts)
+    count = int(np.count_nonzero(null >= observed - abs(observed) * _RTOL))
+    pvalue = (count + 1) / (n_resamples + 1)
+    return ExchangeabilityTestResult(observed, pvalue, null, trend, narrowing,
+                                     n_resamples)

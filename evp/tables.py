@@ -18,14 +18,16 @@ out. Nothing here draws.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice, renamed
-from evp.bands import cdf_band, compare, tuning_curve_band
+from evp.bands import Comparison, TuningCurveBand, cdf_band, compare, tuning_curve_band
 from evp.estimators import (
     as_estimator,
     budget_to_reach,
@@ -76,6 +78,71 @@ def _budgets(ns, rounds: int) -> np.ndarray:
     return np.asarray(ns)
 
 
+# ------------------------------------------------------------ failed rounds
+# Failed rounds kept as the worst outcome (failures="worst") hold -inf (+inf for a
+# loss). The quantile curves and their bands depend only on the order of the
+# scores, so a failed round may stand as any finite value below every score and
+# be mapped back: their values are order statistics, never sums. The mean curves
+# (V, U, W) and their spread sum the scores: a failed round counts as the floor,
+# the score's known lower bound (upper, for a loss), or the curve is undefined.
+
+
+def _finite(results: Results, beyond: float | None = None):
+    """(Scores as read, failed rounds as one finite stand-in worse than every
+    score and than `beyond`; a function that maps the stand-in back to the failed
+    value in an array, a TuningCurveBand or a Comparison)."""
+    scores = results.scores_as_read
+    if not results.has_failures:
+        return scores, lambda found: found
+    sign = 1.0 if results.minimize else -1.0  # the way to worse
+    finite = np.concatenate([s[np.isfinite(s)] for s in scores.values()])
+    edges = [finite.max() if results.minimize else finite.min()]
+    if beyond is not None:
+        edges.append(beyond)
+    edge = max(edges) if results.minimize else min(edges)
+    stand_in = float(edge + sign * (1.0 + abs(edge)))
+    worst = sign * math.inf
+
+    def back(values):
+        return np.where(values == stand_in, worst, values)
+
+    def restore(found):
+        if isinstance(found, Comparison):
+            return dataclasses.replace(found, band_a=restore(found.band_a),
+                                       band_b=restore(found.band_b))
+        if isinstance(found, TuningCurveBand):
+            return dataclasses.replace(found, lower=back(found.lower),
+                                       estimate=back(found.estimate),
+                                       upper=back(found.upper))
+        return back(found)
+
+    replaced = {m: np.where(np.isfinite(s), s, stand_in) for m, s in scores.items()}
+    return replaced, restore
+
+
+def floor(results: Results, bounds=None) -> float | None:
+    """The value a failed round counts as in the mean curves: the known lower
+    bound of the score (upper for a loss), from `bounds` or ``results.limits``;
+    None where it is unknown."""
+    low, high = results.limits if bounds is None else (
+        -math.inf if bounds[0] is None else bounds[0],
+        math.inf if bounds[1] is None else bounds[1])
+    value = high if results.minimize else low
+    return float(value) if math.isfinite(value) else None
+
+
+def _floored(results: Results, bounds=None) -> dict | None:
+    """Scores as read with failed rounds at the floor; None when there are
+    failed rounds and no floor (the mean curves are then undefined)."""
+    scores = results.scores_as_read
+    if not results.has_failures:
+        return scores
+    value = floor(results, bounds)
+    if value is None:
+        return None
+    return {m: np.where(np.isfinite(s), s, value) for m, s in scores.items()}
+
+
 def tuning_curve_table(
     data,
     *,
@@ -87,6 +154,7 @@ def tuning_curve_table(
     method: str | None = None,
     confidence: float = 0.8,
     minimize: bool | None = None,
+    bounds=None,
     band: str | None = None,
 ) -> pd.DataFrame:
     """Tuning curves of every model as one tidy DataFrame, the data behind the plot.
@@ -106,6 +174,13 @@ def tuning_curve_table(
         A CDF-band method: add the median tuning curve and its simultaneous band.
     confidence : float, default 0.8
         Of the band.
+    bounds : (float or None, float or None), optional
+        The score's possible range; default ``results.limits``. Where failed
+        rounds count as the worst outcome (see :func:`evp.read_results`), the
+        lower bound (upper, for a loss) stands in for them in the expected best
+        score and its std; without it those are undefined (NaN). The median
+        curve and its band need no bound: their failed values are ``-inf``
+        (``+inf`` for a loss), exactly.
     band : str, optional
         The old name of `method` (deprecated).
 
@@ -121,22 +196,25 @@ def tuning_curve_table(
     results = as_results(data, score=y, group=hue, cost=cost, minimize=minimize)
     minimize = results.minimize
     costs = (results.per_model(results.cost) if results.cost is not None else {})
-    by_model = results.scores_as_read
+    floored = _floored(results, bounds)
+    ordered, restore = _finite(results)
     estimator = as_estimator(estimator)
     tables = []
-    for name, scores in by_model.items():
+    for name, scores in ordered.items():
         n = _budgets(ns, len(scores))
-        table = pd.DataFrame({
-            "model": name,
-            "n": n,
-            "curve": expected_max(scores, n, estimator=estimator, minimize=minimize),
-            "std": expected_max_std(scores, n, minimize=minimize),
-        })
+        table = pd.DataFrame({"model": name, "n": n})
+        if floored is None:  # failed rounds and no floor: undefined
+            table["curve"] = table["std"] = np.nan
+        else:
+            table["curve"] = expected_max(floored[name], n, estimator=estimator,
+                                          minimize=minimize)
+            table["std"] = expected_max_std(floored[name], n, minimize=minimize)
         if results.cost is not None:
-            table["budget"] = n * costs[name].mean()
+            known = costs[name][np.isfinite(costs[name])]  # a failed round's may not
+            table["budget"] = n * known.mean()
         if method is not None:
-            found = tuning_curve_band(scores, n, confidence, method=method,
-                                      minimize=minimize)
+            found = restore(tuning_curve_band(scores, n, confidence, method=method,
+                                              minimize=minimize))
             table["band_lower"] = found.lower
             table["median"] = found.estimate
             table["band_upper"] = found.upper
@@ -148,7 +226,8 @@ def mean_cost_per_round(results: Results) -> dict[str, float] | None:
     """{model: mean cost of a round}, or None without a cost column."""
     if results.cost is None:
         return None
-    return {m: float(v.mean()) for m, v in results.per_model(results.cost).items()}
+    return {m: float(v[np.isfinite(v)].mean())
+            for m, v in results.per_model(results.cost).items()}
 
 
 def comparison_table(comparison, names=("a", "b"), *, costs=None) -> pd.DataFrame:
@@ -164,50 +243,81 @@ def comparison_table(comparison, names=("a", "b"), *, costs=None) -> pd.DataFram
     return table
 
 
-def pairwise_comparisons(results: Results, ns, confidence: float = 0.8, *,
+def comparison_budgets(rounds_a: int, rounds_b: int, ns=None) -> list[int]:
+    """The budgets at which two models are compared: one rule for the command
+    line and the report. The readable budgets (:func:`readable_budgets`) up to
+    the smaller model's rounds by default, every budget up to them for "all", or
+    those given."""
+    rounds = min(rounds_a, rounds_b)
+    if ns is None:
+        return readable_budgets(rounds)
+    if isinstance(ns, str):
+        as_choice(ns, "ns", ("all",))
+        return list(range(1, rounds + 1))
+    return [int(n) for n in ns]
+
+
+def compare_models(results: Results, a: str, b: str, ns=None,
+                   confidence: float = 0.8, *,
+                   method: str = "ld_highest_density"):
+    """:func:`evp.compare` of models `a` and `b` of `results`, at
+    :func:`comparison_budgets` (failed rounds as the worst outcome, see
+    :func:`tuning_curve_table`)."""
+    scores, restore = _finite(results)
+    budgets = comparison_budgets(len(scores[a]), len(scores[b]), ns)
+    return restore(compare(scores[a], scores[b], budgets, confidence,
+                           method=method, minimize=results.minimize))
+
+
+def pairwise_comparisons(results: Results, ns=None, confidence: float = 0.8, *,
                          method: str = "ld_highest_density") -> dict:
-    """{(a, b): :func:`evp.compare` of a and b} for every pair of models, in order."""
-    scores = results.scores_as_read
-    return {(a, b): compare(scores[a], scores[b], ns, confidence, method=method,
-                            minimize=results.minimize)
+    """{(a, b): :func:`compare_models` of a and b} for every pair of models, in
+    order, each at its own :func:`comparison_budgets`."""
+    return {(a, b): compare_models(results, a, b, ns, confidence, method=method)
             for a, b in itertools.combinations(results.models, 2)}
 
 
-def verdict_table(comparisons: dict, ns) -> pd.DataFrame:
+def verdict_table(comparisons: dict) -> pd.DataFrame:
     """Per budget and pair, the model the evidence favours and how strongly
-    ("strong: a") or "none"; one column per pair, from
-    :func:`pairwise_comparisons`."""
+    ("strong: a"), "none", or "–" beyond the pair's rounds; one column per pair,
+    from :func:`pairwise_comparisons`."""
+    ns = sorted({int(n) for c in comparisons.values() for n in c.ns})
     table = pd.DataFrame({"n": ns})
     for (a, b), comparison in comparisons.items():
-        table[f"{a} vs {b}"] = [f"{strength}: {winner}" if winner else "none"
-                                for winner, strength in zip(
-                                    comparison.winner((a, b)),
-                                    comparison.strength(), strict=True)]
+        said = {int(n): f"{strength}: {winner}" if winner else "none"
+                for n, winner, strength in zip(comparison.ns,
+                                               comparison.winner((a, b)),
+                                               comparison.strength(), strict=True)}
+        table[f"{a} vs {b}"] = [said.get(n, "–") for n in ns]
     return table
 
 
-def weakest_final_score(results: Results) -> float:
+def weakest_final_score(results: Results, bounds=None) -> float:
     """The weakest model's expected best score after all its rounds: a target
-    every model reaches."""
+    every model reaches (NaN where failed rounds have no floor)."""
+    floored = _floored(results, bounds)
+    if floored is None:
+        return math.nan
     ends = [expected_max(v, len(v), minimize=results.minimize)
-            for v in results.scores_as_read.values()]
+            for v in floored.values()]
     return float(max(ends) if results.minimize else min(ends))
 
 
-def budget_table(results: Results, target: float, *,
-                 estimator: str = "v") -> pd.DataFrame:
+def budget_table(results: Results, target: float, *, estimator: str = "v",
+                 bounds=None) -> pd.DataFrame:
     """The rounds (and with a cost column, the cost) each model needs for its
     expected best score to reach `target` (:func:`evp.budget_to_reach`).
 
     Columns ``model``, ``rounds run``, ``trials (expected)`` (None where more
-    rounds than were run would be needed) and, with a cost column,
-    ``cost (expected)``.
+    rounds than were run would be needed, or where failed rounds have no floor:
+    see :func:`tuning_curve_table`) and, with a cost column, ``cost (expected)``.
     """
     costs = results.per_model(results.cost) if results.cost is not None else {}
-    budgets = {model: budget_to_reach(values, target, estimator=estimator,
-                                      cost=costs.get(model),
-                                      minimize=results.minimize)
-               for model, values in results.scores_as_read.items()}
+    floored = _floored(results, bounds)
+    budgets = {model: None if floored is None else budget_to_reach(
+                   floored[model], target, estimator=estimator,
+                   cost=_known(costs.get(model)), minimize=results.minimize)
+               for model in results.models}
     table = pd.DataFrame({
         "model": list(budgets),
         "rounds run": [len(v) for v in results.scores_as_read.values()],
@@ -220,6 +330,15 @@ def budget_table(results: Results, target: float, *,
     return table
 
 
+def _known(costs):
+    """Costs with an unknown one (a failed round's) at the mean of the known: the
+    mean cost of a round is that of the rounds whose cost is known."""
+    if costs is None:
+        return None
+    known = np.isfinite(costs)
+    return np.where(known, costs, costs[known].mean())
+
+
 # ------------------------------------------------------------------ tails
 
 @dataclass(frozen=True)
@@ -230,30 +349,69 @@ class TailFit:
     ----------
     model : str
     scores : numpy.ndarray
-        All the model's scores, as read.
+        All the model's scores, as read (failed rounds at a finite stand-in
+        worse than the threshold: the fit counts them, censored, below it).
     fit : evp.parametric.NoisyQuadraticDistribution
         The maximum-spacing fit.
     found : evp.parametric.ConfidenceSet
-        The exact confidence set (its ``best`` interval, its band).
+        The exact confidence set (its band).
+    best : (float, float)
+        The interval for the best achievable score: the set's, within the
+        bounds when given; ``±inf`` where neither bounds it.
+    bounds : (float, float)
+        The score's possible range (``±inf`` where unknown).
     """
 
     model: str
     scores: np.ndarray
     fit: object
     found: object
+    best: tuple
+    bounds: tuple = (-math.inf, math.inf)
+
+    def band(self, ks) -> tuple[np.ndarray, np.ndarray]:
+        """The set's band on the median curve at budgets `ks`, within the bounds."""
+        low, high = self.found.quantile_tuning_curve(ks)
+        return (_within(low, self.bounds, self.scores),
+                _within(high, self.bounds, self.scores))
+
+
+def _within(values, bounds, scores) -> np.ndarray:
+    """`values` clipped to `bounds`, and an edge the data cannot place at all
+    (farther from the scores than a million times their spread: what is left of
+    an unbounded set after a numerical search) as ``±inf``."""
+    values = np.asarray(values, dtype=float)
+    finite = scores[np.isfinite(scores)]
+    span = max(float(np.ptp(finite)), float(np.abs(finite).max()), 1e-12)
+    far = np.abs(values - np.median(finite)) > 1e6 * span
+    values = np.where(far, np.sign(values) * np.inf, values)
+    return np.clip(values, bounds[0], bounds[1])
 
 
 def tail_fits(results: Results, threshold: float, confidence: float = 0.8,
-              *, at_least: int = 5) -> list[TailFit]:
+              *, bounds=None, at_least: int = 5) -> list[TailFit]:
     """Fit each model's noisy quadratic tail beyond `threshold` (below it for a
     loss) and its exact confidence set (Lourie, He and Cho 2025).
+
+    With `bounds` (default ``results.limits``), the score's possible range, the
+    fit keeps the best achievable score within it, and the set's intervals and
+    bands are cut to it: the true parameters lie in both, so the cut set keeps
+    its confidence. Failed rounds count as rounds below the threshold (above it
+    for a loss).
 
     Raises ValueError naming `threshold` when fewer than `at_least` rounds of a
     model lie beyond it.
     """
     minimize = results.minimize
+    low, high = results.limits if bounds is None else (
+        -math.inf if bounds[0] is None else float(bounds[0]),
+        math.inf if bounds[1] is None else float(bounds[1]))
+    constraints = {"convex": minimize}
+    if math.isfinite(low) or math.isfinite(high):
+        constraints["a" if minimize else "b"] = (low, high)
+    scores, _ = _finite(results, beyond=threshold)
     found_fits = []
-    for model, ys in results.scores_as_read.items():
+    for model, ys in scores.items():
         beyond = int(np.sum(ys <= threshold if minimize else ys > threshold))
         if beyond < at_least:
             raise ValueError(
@@ -263,9 +421,10 @@ def tail_fits(results: Results, threshold: float, confidence: float = 0.8,
                 f"{'higher' if minimize else 'lower'} threshold")
         limits = (-np.inf, threshold) if minimize else (threshold, np.inf)
         fit = NoisyQuadraticDistribution.fit(ys, limits=limits,
-                                             constraints={"convex": minimize})
+                                             constraints=constraints)
         found = confidence_set(ys, threshold, confidence, minimize=minimize)
-        found_fits.append(TailFit(model, ys, fit, found))
+        best = tuple(float(v) for v in _within(found.best, (low, high), ys))
+        found_fits.append(TailFit(model, ys, fit, found, best, (low, high)))
     return found_fits
 
 
@@ -280,7 +439,7 @@ def tail_table(fits: list[TailFit], ns=None) -> pd.DataFrame:
         size = len(tail.scores)
         ks = (readable_budgets(10 * size) if ns is None
               else list(range(1, size + 1)) if isinstance(ns, str) else ns)
-        low, high = tail.found.quantile_tuning_curve(ks)
+        low, high = tail.band(ks)
         tables.append(pd.DataFrame({
             "model": tail.model, "n": ks,
             "fitted median": tail.fit.quantile_tuning_curve(ks),

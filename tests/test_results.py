@@ -37,9 +37,14 @@ def test_results_hold_the_roles_and_the_direction_and_who_said_it(losses, runs):
     np.testing.assert_array_equal(losses.scores["sgd"], [-0.9, -0.7, -0.5])
     np.testing.assert_array_equal(losses.per_model("gpu_hours")["adam"],
                                   [2.0, 2.5, 3.0])
-    plain = evp.read_results(runs, score="val_loss")
+    plain = evp.read_results(runs, score="lr")
     assert not plain.minimize and plain.direction.startswith("assumed")
-    assert plain.models == ["val_loss"]  # one model, named after the score
+    assert plain.models == ["lr"]  # one model, named after the score
+    assert any("higher lr is better (assumed" in note for note in plain.notes)
+    with pytest.raises(ValueError, match="'val_loss' looks like a loss"):
+        evp.read_results(runs, score="val_loss")
+    said = evp.read_results(runs, score="val_loss", minimize=False)
+    assert not said.minimize and said.direction == "given: minimize=False"
 
 
 def test_results_are_immutable_and_filtering_returns_new_results(losses, runs):
@@ -112,7 +117,8 @@ def test_the_verdict_table_says_what_compare_says(losses):
     found = tables.pairwise_comparisons(two, [1, 2, 3], 0.5, method="ks")
     ((pair, comparison),) = found.items()
     assert pair == ("sgd", "adam")
-    table = tables.verdict_table(found, [1, 2, 3])
+    table = tables.verdict_table(found)
+    assert table["n"].tolist() == [1, 2, 3]
     for cell, winner, strength in zip(table["sgd vs adam"],
                                       comparison.winner(pair),
                                       comparison.strength(), strict=True):
@@ -146,7 +152,7 @@ def test_results_check_their_roles_and_orders(runs):
                                          r"\['val_loss'"):
         Results(runs, score="acc")
     with pytest.raises(ValueError, match="models: no rounds of 'gd'"):
-        Results(runs, score="val_loss", group="optimizer", order=("gd",))
+        Results(runs, score="val_loss", group="optimizer", model_order=("gd",))
     made = Results.from_scores({"a": [0.2, 0.1], "b": [0.3]}, score_name="F1")
     assert made.models == ["a", "b"] and made.axis_label("median") == "median best F1"
     assert made.bounds() == (-np.inf, np.inf) and made.rounds == 3

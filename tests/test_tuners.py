@@ -16,7 +16,7 @@ from evp.datasets import read_results
 def objective(trial):
     x = trial.suggest_float("x", -2.0, 2.0)
     layers = trial.suggest_int("layers", 1, 3)
-    if layers == 3 and x > 1.5:
+    if layers == 3 and x > 0.0:
         raise ValueError("this configuration crashes")  # a failed trial
     return (x - 0.5) ** 2 + 0.1 * layers
 
@@ -63,8 +63,13 @@ def test_an_optuna_study_reads_its_completed_trials(study_db):
 
     path, url, study = study_db
     trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
-    assert 2 <= len(trials) < len(study.trials)  # some failed, one pruned
-    read = read_results(url, study="loss")
+    failed = study.get_trials(states=(optuna.trial.TrialState.FAIL,))
+    assert 2 <= len(trials) < len(study.trials) and failed  # one pruned too
+    # A failed trial is a failed round: refused unless told what to do with it.
+    with pytest.raises(ValueError, match=r"score column 'value' has missing.*"
+                                         r"pass failed='drop'"):
+        read_results(url, study="loss")
+    read = read_results(url, study="loss", failed="drop")
     data = read.frame
     assert read.score == "value"
     assert data["value"].tolist() == [t.value for t in trials]
@@ -80,17 +85,27 @@ def test_an_optuna_study_reads_its_completed_trials(study_db):
     assert read.direction == "the Optuna study's direction (minimize)"
     assert read.name == "loss"
     left_out = len(study.trials) - len(trials)
-    (note,) = read.notes
+    note = read.notes[0]
     assert f"{len(trials)} completed" in note
-    assert f"{left_out} trial(s) not complete" in note
+    assert f"{len(failed)} failed trial(s) (state FAIL)" in note
+    assert f"{left_out - len(failed)} trial(s) pruned or running left out" in note
+    assert any(f"{len(failed)} failed round(s) of {len(trials) + len(failed)} "
+               "dropped" in n for n in read.notes)
+    assert read.dropped and set(data["state"]) == {"COMPLETE"}
+    # Under "worst", the failed trials stay as the worst outcome: +inf for a loss.
+    worst = read_results(url, study="loss", failed="worst")
+    values = worst.scores_as_read["loss"]
+    assert np.isinf(values).sum() == len(failed) and (values[np.isinf(values)] > 0).all()
     # The Study object and the SQLite file itself read the same.
-    pd.testing.assert_frame_equal(read_results(study).frame, data)
-    pd.testing.assert_frame_equal(read_results(path, study="loss").frame, data)
-    with_cost = read_results(url, study="loss", cost="duration_seconds")
+    pd.testing.assert_frame_equal(read_results(study, failed="drop").frame, data)
+    pd.testing.assert_frame_equal(read_results(path, study="loss",
+                                               failed="drop").frame, data)
+    with_cost = read_results(url, study="loss", cost="duration_seconds",
+                             failed="drop")
     assert with_cost.cost == "duration_seconds"
     np.testing.assert_allclose(with_cost.per_model(with_cost.cost)["loss"], seconds)
     with pytest.raises(ValueError, match="the Optuna study minimizes its objective"):
-        read_results(url, study="loss", minimize=False)
+        read_results(url, study="loss", minimize=False, failed="drop")
 
 
 @pytest.mark.needs("optuna")
@@ -125,10 +140,13 @@ def test_optuna_direction_objectives_and_errors(study_db, tmp_path):
 @pytest.mark.needs("optuna")
 def test_the_command_line_reads_an_optuna_storage(study_db, capsys):
     url = study_db[1]
-    assert main(["curve", url, "--study", "loss", "--ns", "1,2"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("note: Optuna study 'loss': ")
-    assert "(minimized)" in out
+    assert main(["curve", url, "--study", "loss", "--ns", "1,2"]) == 2
+    assert "pass --failed drop" in capsys.readouterr().err
+    assert main(["curve", url, "--study", "loss", "--ns", "1,2", "--failed",
+                 "drop"]) == 0
+    printed = capsys.readouterr()
+    assert printed.err.startswith("note: Optuna study 'loss': ")
+    assert "(minimized)" in printed.err and printed.out.startswith("model")
     assert main(["curve", url, "--study", "accuracy", "--ns", "1"]) == 0
     printed = capsys.readouterr().out
     # V at n = 1 is the mean: (0.7 + 0.9 + 0.8) / 3.
@@ -188,7 +206,15 @@ def tune_folder(tmp_path):
 
 
 def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
-    read = read_results(tune_folder, metric="acc", mode="max")
+    # Trial 3 stopped with an error: a failed round, refused until told.
+    with pytest.raises(ValueError, match=r"'acc' has missing.* rows 4 .*"
+                                         r"failed='drop'"):
+        read_results(tune_folder, metric="acc", mode="max")
+    worst = read_results(tune_folder, metric="acc", mode="max", failed="worst")
+    assert worst.frame["acc"].tolist() == [0.7, 0.3, 0.8, -np.inf]
+    assert worst.frame["state"].tolist() == ["TERMINATED"] * 3 + ["ERROR"]
+    assert worst.failed == (4,)
+    read = read_results(tune_folder, metric="acc", mode="max", failed="drop")
     best = read.frame
     assert best["acc"].tolist() == [0.7, 0.3, 0.8]  # trials 0, 1, 2; 3 errored
     assert best["trial_id"].tolist() == ["a1b2c_00000", "a1b2c_00001", "a1b2c_00002"]
@@ -198,19 +224,23 @@ def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
     assert best["config/net/width"].tolist() == [8, 32, 16]
     assert read.minimize is False and read.name == "exp"
     assert read.direction == "Ray Tune's mode='max'"
-    (note,) = read.notes
+    note = read.notes[0]
     assert "3 trials, each trial's highest report of 'acc'" in note
-    assert "1 trial(s) that stopped with an error left out" in note
-    last = read_results(tune_folder, metric="acc", mode="max", per_trial="last")
+    assert "1 trial(s) that stopped with an error: failed rounds" in note
+    last = read_results(tune_folder, metric="acc", mode="max", per_trial="last",
+                        failed="drop")
     assert last.frame["acc"].tolist() == [0.6, 0.2, 0.8]
     assert "each trial's last report of 'acc'" in last.notes[0]
-    # Picked by the lowest loss, scored by the accuracy of that report.
+    # Picked by the lowest loss, scored by the accuracy of that report: the mode
+    # is the loss's direction, not the accuracy's.
     by_loss = read_results(tune_folder, metric="loss", mode="min", score="acc",
-                           cost="time_total_s")
+                           cost="time_total_s", failed="drop")
     assert by_loss.frame["acc"].tolist() == [0.7, 0.2, 0.8]
     assert by_loss.frame["time_total_s"].tolist() == [3.0, 3.0, 3.0]
-    assert by_loss.minimize is True
-    assert read_results(tune_folder, score="loss", mode="min").frame[
+    assert by_loss.minimize is False
+    assert any("higher acc is better (assumed: mode='min' picks each trial's "
+               "report by 'loss'" in n for n in by_loss.notes)
+    assert read_results(tune_folder, score="loss", mode="min", failed="drop").frame[
         "loss"].tolist() == [0.6, 1.1, 0.5]
 
 
@@ -237,18 +267,29 @@ def test_ray_tune_errors_name_the_argument(tune_folder):
 
 def test_the_command_line_reads_a_ray_tune_folder(tune_folder, capsys):
     assert main(["curve", str(tune_folder), "--metric", "loss", "--mode", "min",
-                 "--ns", "1"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("note: Ray Tune experiment 'exp': 3 trials, each trial's "
+                 "--ns", "1", "--failed", "drop"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("note: Ray Tune experiment 'exp': 3 trials, each trial's "
                           "lowest report of 'loss'")
     # V at n = 1 is the mean of the chosen reports: (0.6 + 1.1 + 0.5) / 3.
     assert f"{(0.6 + 1.1 + 0.5) / 3:.4f}" in out and "exp" in out
+    # The README's example: picked by the lowest loss, the accuracy is still a
+    # score where higher is better.
+    assert main(["curve", str(tune_folder), "--metric", "loss", "--mode", "min",
+                 "--score", "acc", "--ns", "1,3", "--failed", "drop"]) == 0
+    out, err = capsys.readouterr()
+    table = [line.split() for line in out.splitlines()[1:]]
+    assert float(table[1][2]) > float(table[0][2])  # a rising curve: best of 3
+    assert "higher acc is better (assumed: --mode min picks" in err
+    assert main(["curve", str(tune_folder), "--metric", "loss", "--mode", "min",
+                 "--score", "acc", "--maximize", "--failed", "drop"]) == 0
+    assert "assumed" not in capsys.readouterr().err
     assert main(["curve", str(tune_folder), "--metric", "acc"]) == 2
     assert capsys.readouterr().err.startswith(
         "evp curve: --mode: say whether a higher or lower 'acc' is better: --mode "
         "max or --mode min")
     assert main(["curve", str(tune_folder), "--metric", "acc", "--mode", "max",
-                 "--minimize"]) == 2
+                 "--minimize", "--failed", "drop"]) == 2
     assert "--minimize contradicts --mode max" in capsys.readouterr().err
 
 
@@ -257,10 +298,10 @@ def test_evp_run_reads_an_optuna_storage(study_db, tmp_path, capsys):
     url, out = study_db[1], tmp_path / "out"
     assert main(["run", "mean_vs_median", url, "--study", "error", "-p",
                  "sample_sizes=6", "--out", str(out)]) == 0
-    printed = capsys.readouterr().out
-    assert printed.startswith("note: Optuna study 'error': 15 completed trials, "
-                              "objective 'value' (minimized)\n")
-    assert f"ran mean_vs_median on {url}: " in printed
+    printed = capsys.readouterr()
+    assert printed.err.startswith("note: Optuna study 'error': 15 completed trials, "
+                                  "objective 'value' (minimized)\n")
+    assert f"ran mean_vs_median on {url}: " in printed.out
     trials = pd.read_csv(out / "trials.csv")
     assert trials["number"].tolist() == list(range(15))
     np.testing.assert_allclose(trials["value"], 0.1 + 0.3 * trials["params_x"] ** 2)

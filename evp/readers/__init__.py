@@ -14,28 +14,63 @@ The paper's own data (sources, checksums, the mirror) are the registry of
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evp._validation import _describe
+from evp._validation import _describe, as_choice
 from evp.readers import tuners
 from evp.readers.files import load_search, read_table, separator_hint
-from evp.results import Results
+from evp.results import ASSUMED_DIRECTION, FAILURES, Results
+from evp.significance import exchangeability_test
 
-__all__ = ["load_search", "read_results"]
+__all__ = ["FAILED_STATES", "LOSS_WORDS", "load_search", "looks_like_loss",
+           "read_results"]
 
 _ROW_NOTE = "(row 1 is the first data row)"
-_DROP_HINT = "; pass drop_bad_rows=True to drop such rows"
+_DROP_HINT = "; pass failed='drop' to drop such rows"
+_FAILED_HINT = ("; pass failed='drop' to leave them out, or failed='worst' to count "
+                "them as rounds worse than every score")
+
+#: Words that make a score column's name say "lower is better".
+LOSS_WORDS = ("loss", "error", "err", "perplexity", "ppl", "mse", "rmse", "mae",
+              "wer", "cer", "regret", "latency", "nll")
+#: Values of a ``state`` or ``status`` column that mark a failed round.
+FAILED_STATES = ("crashed", "failed", "fail", "killed", "error", "errored")
+_STATE_COLUMNS = ("state", "status", "run_state", "run_status")
+# Columns that give each round's place in the search, in the usual spellings.
+_ORDER_COLUMNS = ("trial", "trial_number", "trial_index", "number", "iteration",
+                  "step", "_step", "round")
+# Random orders of the exchangeability test that every reader runs; seeded, so
+# that the same results say the same p-value.
+_PERMUTATIONS = 9_999
+_ALPHA = 0.05
 
 
-def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
-                 decimal=None, drop_bad_rows: bool = False, study=None,
-                 metric=None, mode=None, per_trial="best",
-                 minimize: bool | None = None) -> Results:
+def looks_like_loss(name) -> bool:
+    """Whether a column's name says lower is better: a word of :data:`LOSS_WORDS`
+    in it (``val_loss``, ``error_rate``, ``top1_err``, ``ValLoss``, ``ppl``).
+
+    >>> looks_like_loss("val_loss"), looks_like_loss("accuracy")
+    (True, False)
+    """
+    text = re.sub(r"([a-z])([A-Z])", r"\1_\2", str(name)).lower()
+    words = [w for w in re.split(r"[^a-z]+", text) if w]
+    return any(w in LOSS_WORDS for w in words)
+
+
+def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
+                 sep=None, decimal=None, failed: str = "error",
+                 drop_bad_rows: bool = False, study=None, metric=None, mode=None,
+                 per_trial="best", minimize: bool | None = None) -> Results:
     """Read search results into validated :class:`evp.Results`.
+
+    What reaches the statistics must be what you meant, so three things are
+    settled here, once, and said in the notes: which way is better, what
+    happened to failed rounds, and whether the trials look like random search.
 
     Parameters
     ----------
@@ -53,7 +88,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
         the tuner that ran the search (:mod:`evp.readers.tuners`; Optuna needs the
         ``tuners`` extra): an Optuna study, its storage URL
         (``sqlite:///study.db``) or SQLite file (``.db``, ``.sqlite``,
-        ``.sqlite3``), one row per completed trial; or a Ray Tune experiment
+        ``.sqlite3``), one row per finished trial; or a Ray Tune experiment
         folder, one report per trial.
     score : str
         Column holding each round's validation score. Optional for a tuner's
@@ -61,8 +96,14 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
         experiment's `metric`.
     group : str, optional
         Column naming the model, configuration or condition a round belongs to.
+        Several Optuna studies are grouped by their name (column ``study``).
     cost : str, optional
         Column holding each round's cost (e.g. training seconds); non-negative.
+    order : str, optional
+        Column giving each round's place in the search (a trial number). Default:
+        a column named ``trial``, ``number``, ``iteration``, ``step``, … when
+        there is one; a tuner's trials are in order already. With the order
+        known, each model's trials are tested for exchangeability (see below).
     sep : str, optional
         The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
         ``|`` that splits every line of the file's start into the same number of
@@ -72,44 +113,62 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
         The decimal mark of a text file. Default: ``,`` when the numbers of a file
         not separated by commas are written with decimal commas (``0,85``), else
         ``.``.
+    failed : {"error", "drop", "worst"}, default "error"
+        Failed rounds: rows whose score is missing, non-numeric or infinite, and
+        rows that a ``state`` or ``status`` column marks crashed, failed or killed
+        (W&B, MLflow, Ray Tune, Optuna's failed trials), even where they logged a
+        score. ``"error"`` refuses them, listing the rows. ``"drop"`` leaves them
+        out, listing them in a warning and ``.dropped``; the curves then describe
+        the rounds that finished, optimistic if failing is a real outcome of the
+        search. ``"worst"`` keeps each as a round worse than every score (its
+        score becomes ``-inf``, ``+inf`` for a loss; rows in ``.failed``): medians,
+        quantiles and their bands stay exact, while the expected best score needs
+        a floor (bounds) for them. Other bad rows (a missing model name, a
+        missing or negative cost) are refused, or dropped with ``"drop"``.
     drop_bad_rows : bool, default False
-        Drop the rows whose score or cost is missing, non-numeric or infinite, whose
-        cost is negative or whose group is missing, with a warning that lists them
-        (also in ``.dropped``, counting the first data row as 1). Default: such
-        rows are an error.
-    study : str, optional
-        The Optuna study to read, when the storage holds more than one.
+        The old name of ``failed="drop"``.
+    study : str or list of str, optional
+        The Optuna study to read, when the storage holds more than one; several
+        (``"tpe,random"`` or a list) or ``"all"``, grouped by study.
     metric : str, optional
         The metric a Ray Tune experiment reported; it picks each trial's best
         report and is the default `score`. Default: `score`.
     mode : {"max", "min"}, optional
         Whether a higher or lower Ray Tune `metric` is better; needed for Ray Tune.
+        It picks each trial's report; it is the direction of the score only when
+        the score is the metric.
     per_trial : {"best", "last"}, default "best"
         Each Ray Tune trial's best report of `metric`, or its last one.
     minimize : bool, optional
-        The score is a loss (lower is better). Default: what the tuner says of
-        its objective, else higher is better (``.direction`` says which). A value
-        that contradicts the tuner is an error.
+        The score is a loss (lower is better), or not (False). Default: what the
+        tuner says of its objective; else higher is better, said in a note, but
+        a score whose name says loss (:func:`looks_like_loss`: ``val_loss``,
+        ``error_rate``, ``perplexity``, …) is refused until you say. A value that
+        contradicts the tuner is an error.
 
     Returns
     -------
     evp.Results
         A fresh frame (new index, bad rows dropped if asked) under the user's own
         column names: the score (float), the group (str) and the cost (float)
-        columns converted, every other column as read. ``.score``, ``.group`` and
-        ``.cost`` name the columns; from a tuner, ``.tuner``, ``.name`` (the
-        study or experiment), ``.minimize`` and ``.notes`` (what was read: how
-        many trials, which report per trial) say what it recorded.
+        columns converted, every other column as read. ``.score``, ``.group``,
+        ``.cost`` and ``.order`` name the columns; ``.minimize`` and
+        ``.direction`` say which way is better and who said so; ``.failed``,
+        ``.dropped`` and ``.failures`` what became of failed rounds; from a
+        tuner, ``.tuner`` and ``.name`` (the study or experiment). With the
+        trial order known, ``.exchangeability`` holds each model's p-value of
+        :func:`evp.exchangeability_test`, ``.notes`` report them, and
+        ``.warnings`` says which models' trials look adaptive (p < 0.05): the
+        curves and bands assume independent draws (random search).
 
     Raises
     ------
     ValueError
         A named column is missing (the message lists the available columns); a
-        score or cost is missing, non-numeric or infinite, a cost is negative, or
-        a group is missing (the message names the column and lists the offending
-        rows, counting the first data row, after the header, as row 1, unless
-        `drop_bad_rows`); every row is bad; or the file extension is not one of
-        the above.
+        failed round or a bad row under ``failed="error"`` (the message names the
+        column and lists the offending rows, counting the first data row, after
+        the header, as row 1); every row is bad; a loss-like score name without
+        `minimize`; or the file extension is not one of the above.
     ImportError
         A Parquet file without pyarrow installed, or an Optuna study without
         optuna (the ``tuners`` extra).
@@ -127,15 +186,78 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
     >>> results.score, results.frame.columns.tolist()
     ('acc', ['acc', 'lr'])
     """
+    failed = as_choice(failed, "failed", FAILURES)
+    if drop_bad_rows:
+        if failed == "worst":
+            raise ValueError("drop_bad_rows=True and failed='worst' contradict each "
+                             "other: pass failed only")
+        failed = "drop"
+    base, frame, origin = _source(path_or_frame, score=score, sep=sep,
+                                  decimal=decimal, study=study, metric=metric,
+                                  mode=mode, per_trial=per_trial)
+    if base is not None and base.tuner is not None:
+        score = score or base.score
+        if base.group is not None and group is None:
+            group = base.group  # several studies, one model each
+        elif base.group is not None:
+            raise ValueError(f"group: several studies are grouped by study "
+                             f"already; leave group={group!r} out")
+    elif score is None:
+        raise ValueError("score: name the column of validation scores, e.g. "
+                         "score='accuracy'")
+    roles = {"score": score, "group": group, "cost": cost, "order": order}
+    roles = {role: column for role, column in roles.items() if column is not None}
+    _check_columns(frame, roles)
+    minimize, direction, notes = _direction(base, score, minimize, metric, mode)
+
+    frame = frame.reset_index(drop=True)
+    frame, kept_failed, dropped, more = _failed_rounds(frame, roles, failed,
+                                                       minimize)
+    notes += more
+    frame[score] = np.where(frame.index.isin(kept_failed),
+                            np.inf if minimize else -np.inf, _numbers(frame, score))
+    if group is not None:
+        frame[group] = frame[group].astype(str)
+    if cost is not None:
+        frame[cost] = _numbers(frame, cost)
+    ordered = base is not None and base.ordered
+    if order is None and not ordered:
+        order = _order_column(frame, exclude=set(roles.values()))
+    results = Results(
+        frame, score=score, group=group, cost=cost, order=order, ordered=ordered,
+        minimize=minimize, direction=direction,
+        notes=(base.notes if base is not None else ()) + tuple(notes),
+        strategy=base.strategy if base is not None else None,
+        failed=tuple(int(i) + 1 for i in kept_failed), failures=failed,
+        dropped=tuple(dropped), source=origin,
+        tuner=base.tuner if base is not None else None,
+        name=base.name if base is not None else None)
+    return _checked_exchangeability(results)
+
+
+def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial):
+    """(Results a reader made or None, the raw frame, where it came from)."""
     source = tuners.is_tuner_source(path_or_frame)
-    base = path_or_frame if isinstance(path_or_frame, Results) else None
     if source is None:
         for name, value in (("study", study), ("metric", metric), ("mode", mode)):
             if value is not None:
                 raise ValueError(f"{name}={value!r} is for results read straight "
                                  "from Optuna or Ray Tune; path_or_frame is neither: "
                                  f"leave {name} out")
-    elif source == "optuna":
+        if isinstance(path_or_frame, Results):
+            return path_or_frame, path_or_frame.frame, path_or_frame.source
+        if isinstance(path_or_frame, pd.DataFrame):
+            return None, path_or_frame, "a DataFrame"
+        if isinstance(path_or_frame, str | os.PathLike):
+            path = Path(path_or_frame).expanduser()
+            if path.is_dir():
+                base = load_search(path)
+                return base, base.frame, str(path_or_frame)
+            return None, read_table(path, sep=sep, decimal=decimal), str(
+                path_or_frame)
+        raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
+                        f"got {_describe(path_or_frame)}")
+    if source == "optuna":
         if metric is not None or mode is not None:
             raise ValueError("metric and mode are for Ray Tune experiments; an Optuna "
                              "study names its objective with score and its "
@@ -150,30 +272,10 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
                              "e.g. metric='accuracy'")
         base = tuners.read_ray_tune(path_or_frame, metric=metric or score,
                                     mode=mode, per_trial=per_trial)
-    if base is not None and base.tuner is not None:
-        score = score or base.score
-    elif score is None:
-        raise ValueError("score: name the column of validation scores, e.g. "
-                         "score='accuracy'")
-    if base is not None:
-        frame, origin = base.frame, base.source
-    elif isinstance(path_or_frame, pd.DataFrame):
-        frame, origin = path_or_frame, "a DataFrame"
-    elif isinstance(path_or_frame, str | os.PathLike):
-        path = Path(path_or_frame).expanduser()
-        if path.is_dir():
-            base = load_search(path)
-            frame = base.frame
-        else:
-            frame = read_table(path, sep=sep, decimal=decimal)
-        origin = str(path_or_frame)
-    else:
-        raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
-                        f"got {_describe(path_or_frame)}")
-    minimize, direction = _direction(base, minimize, mode)
+    return base, base.frame, base.source
 
-    roles = {"score": score, "group": group, "cost": cost}
-    roles = {role: column for role, column in roles.items() if column is not None}
+
+def _check_columns(frame: pd.DataFrame, roles: dict) -> None:
     available = list(frame.columns)
     duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
     if duplicated:
@@ -185,61 +287,159 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, sep=None,
                              f"columns: {available}{separator_hint(available)}")
     used = list(roles.values())
     if len(set(used)) != len(used):
-        raise ValueError(f"score, group and cost must name different columns, got "
-                         f"{roles}")
+        raise ValueError(f"score, group, cost and order must name different columns, "
+                         f"got {roles}")
     if len(frame) == 0:
         raise ValueError("path_or_frame has no rows: there are no results to read")
 
-    frame = frame.reset_index(drop=True)
-    problems = _bad_rows(frame, roles)
-    dropped: list[int] = []
-    if problems and not drop_bad_rows:
-        bad, what = problems[0]
-        raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{_DROP_HINT}")
-    if problems:
-        bad = np.logical_or.reduce([rows for rows, _ in problems])
-        if bad.all():
-            raise ValueError(f"every row is bad: {problems[0][1]} in rows "
-                             f"{_rows(problems[0][0])} {_ROW_NOTE}")
-        dropped = (np.flatnonzero(bad) + 1).tolist()
-        reasons = "; ".join(f"{what} in rows {_rows(rows)}"
-                            for rows, what in problems)
-        warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
-                      f"{_ROW_NOTE}: {reasons}", UserWarning, stacklevel=2)
-        frame = frame[~bad].reset_index(drop=True)
-    frame = frame.copy()
-    frame[score] = _numbers(frame, score)
-    if group is not None:
-        frame[group] = frame[group].astype(str)
-    if cost is not None:
-        frame[cost] = _numbers(frame, cost)
-    return Results(
-        frame, score=score, group=group, cost=cost, minimize=minimize,
-        direction=direction, notes=base.notes if base is not None else (),
-        strategy=base.strategy if base is not None else None,
-        dropped=tuple(dropped), source=origin,
-        tuner=base.tuner if base is not None else None,
-        name=base.name if base is not None else None)
+
+def _direction(base: Results | None, score, minimize: bool | None, metric,
+               mode) -> tuple[bool, str, list[str]]:
+    """Whether lower is better, who said so, and the note that says it.
+
+    The user's word first; then the tuner's, for its own objective (an Optuna
+    study's direction; Ray Tune's mode, when the score is the metric it picks
+    reports by); then the name: a loss-like name is refused, anything else is
+    taken as higher-is-better, with a note.
+    """
+    said = _recorded_direction(base, score, metric)
+    if minimize is not None:
+        minimize = bool(minimize)
+        if said is not None and said != minimize and base.tuner is not None:
+            if mode is not None:
+                raise ValueError(f"minimize={minimize} contradicts mode='{mode}': "
+                                 f"give mode='{'min' if minimize else 'max'}'")
+            raise ValueError(f"minimize: the Optuna study "
+                             f"{'minimizes' if said else 'maximizes'} its objective; "
+                             f"leave minimize={minimize} out")
+        if said is not None and said == minimize and base.tuner is not None:
+            return minimize, base.direction, []
+        return minimize, f"given: minimize={minimize}", []
+    if said is not None:
+        return said, base.direction, []
+    if looks_like_loss(score):
+        raise ValueError(f"score: {str(score)!r} looks like a loss (lower is "
+                         "better): pass minimize=True, or minimize=False if higher "
+                         "is better")
+    if base is not None and base.tuner == "ray tune":
+        why = (f"mode='{mode}' picks each trial's report by {metric!r} and says "
+               f"nothing of {str(score)!r}")
+        return False, ASSUMED_DIRECTION, [
+            f"higher {score} is better (assumed: {why}; pass minimize=True if "
+            "lower is better)"]
+    return False, ASSUMED_DIRECTION, [
+        f"higher {score} is better (assumed; pass minimize=True if lower is "
+        "better)"]
 
 
-def _direction(base: Results | None, minimize: bool | None,
-               mode: str | None) -> tuple[bool, str | None]:
-    """Whether lower is better, and who said so: the user, else the reader."""
-    said = base.minimize if base is not None and base.tuner is not None else None
-    if minimize is None:
-        if said is not None or base is not None:
-            return base.minimize, base.direction
-        return False, None
-    minimize = bool(minimize)
-    if said is not None and said != minimize:
-        if mode is not None:
-            raise ValueError(f"minimize={minimize} contradicts mode='{mode}': give "
-                             f"mode='{'min' if minimize else 'max'}'")
-        study = "Optuna study" if base.tuner == "optuna" else base.source
-        raise ValueError(f"minimize: the {study} {'minimizes' if said else 'maximizes'}"
-                         f" its objective; leave minimize={minimize} out")
-    return minimize, (base.direction if said is not None
-                      else f"given: minimize={minimize}")
+def _recorded_direction(base: Results | None, score, metric) -> bool | None:
+    """The direction recorded for the score: an Optuna study's, Ray Tune's mode
+    when the score is the metric it picks reports by, or that of Results built
+    with a direction; else None."""
+    if base is None:
+        return None
+    if base.tuner == "optuna":
+        return base.minimize
+    if base.tuner == "ray tune":
+        return base.minimize if score == (metric or score) else None
+    return base.minimize if base.direction != ASSUMED_DIRECTION else None
+
+
+def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool):
+    """Apply the failed-rounds policy: (frame, index of failed rounds kept as the
+    worst, rows dropped (1-based), notes)."""
+    failures, problems = _bad_rows(frame, roles)
+    failing = np.logical_or.reduce([rows for rows, _ in failures]) if failures \
+        else np.zeros(len(frame), dtype=bool)
+    if policy == "error" and (failures or problems):
+        bad, what = (failures or problems)[0]
+        hint = _FAILED_HINT if failures else _DROP_HINT
+        raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{hint}")
+    if policy == "worst":
+        # A failed round's cost may be unknown; any other bad row is an error.
+        problems = [(rows & ~failing, what) for rows, what in problems
+                    if (rows & ~failing).any()]
+        if problems:
+            bad, what = problems[0]
+            raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{_DROP_HINT}")
+        kept = np.flatnonzero(failing)
+        if kept.size == len(frame):
+            raise ValueError(f"every round failed: {failures[0][1]} in rows "
+                             f"{_rows(failures[0][0])} {_ROW_NOTE}")
+        notes = []
+        if kept.size:
+            notes.append(
+                f"{kept.size} failed round(s) of {len(frame)} (rows "
+                f"{_rows(failing)}) count as worse than every score "
+                f"({'+inf' if minimize else '-inf'}): medians, quantiles and their "
+                "bands hold exactly; the expected best score needs a floor for "
+                "them (bounds) and is undefined without one")
+        return frame.copy(), kept, [], notes
+    everything = failures + problems
+    if not everything:
+        return frame.copy(), np.array([], dtype=int), [], []
+    bad = np.logical_or.reduce([rows for rows, _ in everything])
+    if bad.all():
+        raise ValueError(f"every row is bad: {everything[0][1]} in rows "
+                         f"{_rows(everything[0][0])} {_ROW_NOTE}")
+    dropped = (np.flatnonzero(bad) + 1).tolist()
+    reasons = "; ".join(f"{what} in rows {_rows(rows)}" for rows, what in everything)
+    warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
+                  f"{_ROW_NOTE}: {reasons}", UserWarning, stacklevel=4)
+    notes = []
+    if failing.any():
+        notes.append(
+            f"{int(failing.sum())} failed round(s) of {len(frame)} dropped: the "
+            "curves describe the rounds that finished, optimistic if failing is a "
+            "real outcome of the search (failed='worst' counts them)")
+    return frame[~bad].reset_index(drop=True), np.array([], dtype=int), dropped, notes
+
+
+def _order_column(frame: pd.DataFrame, exclude: set) -> str | None:
+    """A column that gives each round's place in the search, by its usual name
+    and whole-number values."""
+    for column in frame.columns:
+        if column in exclude or str(column).strip().lower() not in _ORDER_COLUMNS:
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        if values.notna().all() and (values == values.round()).all():
+            return column
+    return None
+
+
+def _checked_exchangeability(results: Results) -> Results:
+    """With the trial order known, test each model's trials for exchangeability
+    (the random-search assumption) and say so in notes and warnings."""
+    if not results.knows_order:
+        return results
+    pvalues, short = {}, []
+    for model, scores in results.in_trial_order().items():
+        if scores.size < 3:
+            short.append(model)
+            continue
+        pvalues[model] = exchangeability_test(scores, n_resamples=_PERMUTATIONS,
+                                              rng=0).pvalue
+    if not pvalues:
+        return results
+    where = (f"column {results.order!r}" if results.order is not None
+             else f"the {results.tuner}'s record")
+    shown = ", ".join(f"p = {p:.3g}" + (f" ({m})" if len(pvalues) > 1 else "")
+                      for m, p in pvalues.items())
+    note = (f"trials in order ({where}): exchangeability test {shown} "
+            f"({_PERMUTATIONS:,} random orders); every curve, band and verdict "
+            "assumes the rounds are independent draws, as in random search")
+    if short:
+        note += f"; not tested with fewer than 3 trials: {', '.join(short)}"
+    alarms = [
+        f"the trials of {m} look adaptive, not like random search "
+        f"(exchangeability test p = {p:.3g}): the curves, bands and verdicts treat "
+        "them as independent draws, which they are not; for a tuner's own curve "
+        "run it several times and analyse the repeated runs, or search with a "
+        "random sampler (Optuna's RandomSampler)"
+        for m, p in pvalues.items() if p < _ALPHA]
+    return results.replace(notes=(*results.notes, note),
+                           warnings=(*results.warnings, *alarms),
+                           exchangeability=pvalues)
 
 
 def _numbers(frame: pd.DataFrame, column) -> np.ndarray:
@@ -254,27 +454,38 @@ def _rows(mask: np.ndarray, limit: int = 20) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _bad_rows(frame: pd.DataFrame, roles: dict) -> list[tuple[np.ndarray, str]]:
-    """(rows, what is wrong with them) per problem, in the order they are reported."""
-    problems = []
+def _bad_rows(frame: pd.DataFrame, roles: dict):
+    """([(rows, why)] of failed rounds, [(rows, why)] of other bad rows), in the
+    order they are reported."""
+    failures, problems = [], []
     score = roles["score"]
     bad = ~np.isfinite(_numbers(frame, score))
     if bad.any():
-        problems.append((bad, f"score column {score!r} has missing, non-numeric or "
+        failures.append((bad, f"score column {score!r} has missing, non-numeric or "
                               "infinite values"))
+    for column in frame.columns:
+        if str(column).strip().lower() not in _STATE_COLUMNS:
+            continue
+        states = frame[column].map(
+            lambda v: isinstance(v, str) and v.strip().lower() in FAILED_STATES)
+        marked = states.to_numpy(dtype=bool) & ~bad
+        if marked.any():
+            failures.append((marked, f"column {column!r} marks crashed, failed or "
+                                     "killed rounds (their logged scores are not "
+                                     "final)"))
     group = roles.get("group")
     if group is not None:
-        bad = frame[group].isna().to_numpy()
-        if bad.any():
-            problems.append((bad, f"group column {group!r} has missing values"))
+        missing = frame[group].isna().to_numpy()
+        if missing.any():
+            problems.append((missing, f"group column {group!r} has missing values"))
     cost = roles.get("cost")
     if cost is not None:
         costs = _numbers(frame, cost)
-        bad = ~np.isfinite(costs)
-        if bad.any():
-            problems.append((bad, f"cost column {cost!r} has missing, non-numeric "
-                                  "or infinite values"))
+        unknown = ~np.isfinite(costs)
+        if unknown.any():
+            problems.append((unknown, f"cost column {cost!r} has missing, "
+                                      "non-numeric or infinite values"))
         negative = np.isfinite(costs) & (costs < 0)
         if negative.any():
             problems.append((negative, f"cost column {cost!r} has negative values"))
-    return problems
+    return failures, problems

@@ -106,6 +106,9 @@ def read_table(path: Path, sep: str | None = None,
         )
     if not path.is_file():
         raise FileNotFoundError(f"path_or_frame: no such file {path}")
+    if path.stat().st_size == 0:
+        raise ValueError(f"path_or_frame: {path.name} is empty: no header and no "
+                         "rows")
     if kind == "parquet":
         return _read_parquet(path)
     if kind == "jsonl":
@@ -121,6 +124,9 @@ def read_table(path: Path, sep: str | None = None,
                          "told from the next field; pass another sep")
     try:
         return pd.read_csv(path, sep=sep, decimal=decimal)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"path_or_frame: {path.name} holds no header and no rows"
+                         ) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise ValueError(f"path_or_frame: {path.name} could not be read as text "
                          f"separated by {sep!r}: {_reason(exc)}; pass sep") from None
@@ -222,5 +228,6 @@ def load_search(path) -> Results:
     return Results(
         trials, score="accuracy", group="model",
         cost="seconds" if "seconds" in trials else None, source=str(path),
+        order="trial", ordered=True,
         strategy=("random search (evp search: independent draws from each model's "
                   "search space)"))

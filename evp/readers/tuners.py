@@ -7,8 +7,9 @@ validate.
 
 **Optuna** (:func:`read_optuna`): a :class:`optuna.study.Study`, a storage URL
 such as ``sqlite:///study.db`` or ``postgresql://…``, or a SQLite file (``.db``,
-``.sqlite``, ``.sqlite3``). Only completed trials are read (pruned, failed and
-running trials are counted in the note). The study's direction says whether
+``.sqlite``, ``.sqlite3``). Completed and failed trials are read (a failed trial
+is a failed round, its objective missing; pruned and running trials are counted
+in the note and left out). The study's direction says whether
 lower is better; a study with several objectives needs the objective named.
 Columns, as Optuna's own ``Study.trials_dataframe`` names them:
 
@@ -26,8 +27,9 @@ the best (highest for ``mode="max"``, lowest for ``mode="min"``) or the last
 report of the metric, as you choose — the frame's note says which. Columns: what
 the chosen report holds (the metric, ``training_iteration``, ``time_total_s`` as
 a cost column, ``trial_id``, …) and ``config/<name>`` per hyperparameter, as
-Ray's ``ResultGrid.get_dataframe`` names them. Trials that stopped with an error
-are left out and counted in the note.
+Ray's ``ResultGrid.get_dataframe`` names them, and ``state``: ``TERMINATED``, or
+``ERROR`` for a trial that stopped with an error, a failed round (its metric
+missing, whatever it reported before).
 
 Each reader returns :class:`evp.Results` whose ``tuner`` is ``"optuna"`` or
 ``"ray tune"``, ``name`` the study's or experiment's name, ``score`` the column of
@@ -128,13 +130,15 @@ def _storage(source) -> str:
     return text
 
 
-def _load_study(source, study: str | None):
+def _studies(source, study) -> list:
+    """The studies `study` names in `source`: one name, several (a list or
+    ``"a,b"``), or ``"all"``; None for the storage's only study."""
     optuna = _optuna()
     if _is_study(source):
         if study is not None and study != source.study_name:
             raise ValueError(f"study: the Study object given is "
                              f"{source.study_name!r}, not {study!r}; leave study out")
-        return source
+        return [source]
     url = _storage(source)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
@@ -148,12 +152,21 @@ def _load_study(source, study: str | None):
     if study is None:
         if len(names) > 1:
             raise ValueError(f"study: the Optuna storage holds {len(names)} studies "
-                             f"({', '.join(names)}); name one with study='NAME'")
-        study = names[0]
-    elif study not in names:
-        raise ValueError(f"study: no study {study!r} in the Optuna storage; its "
-                         f"studies: {', '.join(names)}")
-    return optuna.load_study(study_name=study, storage=url)
+                             f"({', '.join(names)}); name one with study='NAME', "
+                             "several with study='A,B', or study='all'")
+        wanted = names
+    elif isinstance(study, str) and study.strip().lower() == "all":
+        wanted = names
+    else:
+        wanted = ([part.strip() for part in study.split(",") if part.strip()]
+                  if isinstance(study, str) else [str(part) for part in study])
+        unknown = [name for name in wanted if name not in names]
+        if unknown:
+            raise ValueError(f"study: no study {unknown[0]!r} in the Optuna storage; "
+                             f"its studies: {', '.join(names)}")
+        if len(set(wanted)) != len(wanted):
+            raise ValueError(f"study: each study once, got {', '.join(wanted)}")
+    return [optuna.load_study(study_name=name, storage=url) for name in wanted]
 
 
 def _objective_names(study) -> list[str]:
@@ -165,17 +178,19 @@ def _objective_names(study) -> list[str]:
     return list(named) if named else [f"values_{n}" for n in range(count)]
 
 
-def read_optuna(study_or_storage, *, study: str | None = None,
+def read_optuna(study_or_storage, *, study=None,
                 objective: str | None = None) -> Results:
-    """The completed trials of an Optuna study, one row per trial.
+    """The finished trials of an Optuna study (or several), one row per trial.
 
     Parameters
     ----------
     study_or_storage : optuna.study.Study, str or os.PathLike
         A study, a storage URL (``sqlite:///study.db``, ``postgresql://…``) or
         a SQLite file (``.db``, ``.sqlite``, ``.sqlite3``).
-    study : str, optional
-        The study's name; needed when the storage holds more than one.
+    study : str or list of str, optional
+        The study's name; needed when the storage holds more than one. Several
+        (``["tpe", "random"]``, ``"tpe,random"``) or ``"all"`` read each study as
+        one model, named after it in a ``study`` column.
     objective : str, optional
         The objective column (see the module's column names); needed when the
         study has several objectives. Default: the one objective.
@@ -183,9 +198,13 @@ def read_optuna(study_or_storage, *, study: str | None = None,
     Returns
     -------
     evp.Results
-        Its frame's columns: the objectives, ``number``, ``duration_seconds`` and
-        ``params_<name>`` per hyperparameter, in trial-number order; the rest as
-        the module describes (``minimize`` from the objective's direction).
+        Its frame's columns: the objectives, ``number``, ``state`` (``COMPLETE``,
+        or ``FAIL`` for a trial that raised or returned no number: a failed
+        round, whose objective is missing), ``duration_seconds`` and
+        ``params_<name>`` per hyperparameter, in trial-number order (with
+        ``study`` first for several studies); pruned and running trials are left
+        out and counted in the note. ``minimize`` is the objective's direction;
+        the rows are in trial order.
 
     Raises
     ------
@@ -195,47 +214,75 @@ def read_optuna(study_or_storage, *, study: str | None = None,
         A SQLite file that does not exist.
     ValueError
         An unreadable storage, an unknown or missing study name, an unknown or
-        missing objective, or a study without completed trials.
+        missing objective, studies whose directions differ, or a study without
+        completed trials.
     """
     optuna = _optuna()
-    loaded = _load_study(study_or_storage, study)
-    objectives = _objective_names(loaded)
-    if objective is None:
-        if len(objectives) > 1:
-            raise ValueError(f"score: the study {loaded.study_name!r} has "
-                             f"{len(objectives)} objectives ({', '.join(objectives)});"
-                             f" name one, e.g. score='{objectives[0]}'")
-        objective = objectives[0]
-    elif objective not in objectives:
-        raise ValueError(f"score: the study {loaded.study_name!r} has no objective "
-                         f"{objective!r}; its objectives: {', '.join(objectives)}")
-    direction = loaded.directions[objectives.index(objective)]
-    minimize = direction == optuna.study.StudyDirection.MINIMIZE
-    trials = loaded.get_trials(deepcopy=False)
-    complete = [t for t in trials if t.state == optuna.trial.TrialState.COMPLETE]
-    if not complete:
-        raise ValueError(f"path_or_frame: the study {loaded.study_name!r} has no "
-                         f"completed trials ({len(trials)} in all)")
-    rows = []
-    for trial in sorted(complete, key=lambda t: t.number):
-        row = dict(zip(objectives, trial.values, strict=True))
-        row["number"] = trial.number
-        row["duration_seconds"] = (trial.duration.total_seconds()
-                                   if trial.duration is not None else math.nan)
-        row.update({f"params_{k}": v for k, v in trial.params.items()})
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    others = len(trials) - len(complete)
-    left_out = (f"; {others} trial(s) not complete (pruned, failed or running) "
-                "left out" if others else "")
-    note = (f"Optuna study {loaded.study_name!r}: {len(complete)} completed trials, "
-            f"objective {objective!r} ({'minimized' if minimize else 'maximized'})"
-            f"{left_out}")
-    return Results(frame, score=objective, minimize=minimize,
-                   direction=(f"the Optuna study's direction "
-                              f"({'minimize' if minimize else 'maximize'})"),
-                   notes=(note,), tuner="optuna", name=loaded.study_name,
-                   source=f"Optuna study {loaded.study_name!r}")
+    studies = _studies(study_or_storage, study)
+    State = optuna.trial.TrialState
+    frames, notes, directions = [], [], set()
+    for loaded in studies:
+        objectives = _objective_names(loaded)
+        if objective is None:
+            if len(objectives) > 1:
+                raise ValueError(f"score: the study {loaded.study_name!r} has "
+                                 f"{len(objectives)} objectives "
+                                 f"({', '.join(objectives)}); name one, e.g. "
+                                 f"score='{objectives[0]}'")
+            chosen = objectives[0]
+        elif objective not in objectives:
+            raise ValueError(f"score: the study {loaded.study_name!r} has no "
+                             f"objective {objective!r}; its objectives: "
+                             f"{', '.join(objectives)}")
+        else:
+            chosen = objective
+        direction = loaded.directions[objectives.index(chosen)]
+        minimize = direction == optuna.study.StudyDirection.MINIMIZE
+        directions.add(minimize)
+        trials = loaded.get_trials(deepcopy=False)
+        finished = [t for t in trials if t.state in (State.COMPLETE, State.FAIL)]
+        if not any(t.state == State.COMPLETE for t in finished):
+            raise ValueError(f"path_or_frame: the study {loaded.study_name!r} has no "
+                             f"completed trials ({len(trials)} in all)")
+        rows = []
+        for trial in sorted(finished, key=lambda t: t.number):
+            values = trial.values if trial.values is not None else [math.nan] * len(
+                objectives)
+            row = {"study": loaded.study_name} if len(studies) > 1 else {}
+            row.update(zip(objectives, values, strict=True))
+            row["number"] = trial.number
+            row["state"] = trial.state.name
+            row["duration_seconds"] = (trial.duration.total_seconds()
+                                       if trial.duration is not None else math.nan)
+            row.update({f"params_{k}": v for k, v in trial.params.items()})
+            rows.append(row)
+        frames.append(pd.DataFrame(rows))
+        failed = sum(t.state == State.FAIL for t in finished)
+        others = len(trials) - len(finished)
+        notes.append(
+            f"Optuna study {loaded.study_name!r}: {len(finished) - failed} completed "
+            f"trials, objective {chosen!r} ({'minimized' if minimize else 'maximized'})"
+            + (f"; {failed} failed trial(s) (state FAIL)" if failed else "")
+            + (f"; {others} trial(s) pruned or running left out" if others else ""))
+    names = ", ".join(repr(s.study_name) for s in studies)
+    if len(directions) > 1:
+        raise ValueError(f"study: the studies {names} optimise "
+                         f"{objective or 'their objective'} in different directions; "
+                         "read them one at a time")
+    minimize = directions.pop()
+    several = len(studies) > 1
+    # A storage does not record the sampler; a Study object knows its own.
+    samplers = ({type(s.sampler).__name__ for s in studies}
+                if _is_study(study_or_storage) else set())
+    return Results(
+        pd.concat(frames, ignore_index=True), score=objective or _objective_names(
+            studies[0])[0], group="study" if several else None, minimize=minimize,
+        direction=(f"the Optuna study's direction "
+                   f"({'minimize' if minimize else 'maximize'})"),
+        notes=tuple(notes), tuner="optuna", ordered=True, order="number",
+        name=None if several else studies[0].study_name,
+        strategy=(f"Optuna, {samplers.pop()}" if len(samplers) == 1 else None),
+        source=f"Optuna {'studies' if several else 'study'} {names}")
 
 
 # ------------------------------------------------------------------ Ray Tune
@@ -354,7 +401,12 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
     for trial in trials:
         reports = _reports(trial)
         if (trial / "error.txt").is_file() or (trial / "error.pkl").is_file():
+            # A failed round, whatever it reported before it stopped.
             errored += 1
+            row = {metric: math.nan, "state": "ERROR"}
+            row.update(_flatten(_config(trial, reports), "config/"))
+            rows.append(row)
+            keys.append(_trial_order(trial, reports))
             continue
         for report in reports:
             seen.update(report)
@@ -370,11 +422,11 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
             chosen = int(pick(np.where(np.isfinite(values), values, np.nan)))
         report = {k: v for k, v in reports[chosen].items() if k != "config"}
         report = {k: v for k, v in report.items() if not isinstance(v, dict)}
-        row = {metric: values[chosen], **report}
+        row = {metric: values[chosen], **report, "state": "TERMINATED"}
         row.update(_flatten(_config(trial, reports), "config/"))
         rows.append(row)
         keys.append(_trial_order(trial, reports))
-    if not rows:
+    if len(rows) == errored:
         available = sorted(k for k in seen if k != "config")
         why = (f"no trial reported {metric!r}; they reported: "
                f"{', '.join(available)}" if seen
@@ -385,13 +437,14 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
     frame = frame[[metric, *[c for c in frame.columns if c != metric]]]
     which = (f"each trial's {'highest' if mode == 'max' else 'lowest'} report"
              if per_trial == "best" else "each trial's last report")
-    dropped = [f"{count} trial(s) {why} left out" for count, why in
-               ((errored, "that stopped with an error"),
-                (silent, f"without a report of {metric!r}")) if count]
-    note = (f"Ray Tune experiment {folder.name!r}: {len(rows)} trials, {which} of "
-            f"{metric!r} (per_trial='{per_trial}', mode='{mode}')"
-            + "".join(f"; {d}" for d in dropped))
+    more = ([f"{errored} trial(s) that stopped with an error: failed rounds "
+             "(state ERROR)"] if errored else [])
+    more += [f"{silent} trial(s) without a report of {metric!r} left out"] if (
+        silent) else []
+    note = (f"Ray Tune experiment {folder.name!r}: {len(rows) - errored} trials, "
+            f"{which} of {metric!r} (per_trial='{per_trial}', mode='{mode}')"
+            + "".join(f"; {d}" for d in more))
     return Results(frame, score=metric, minimize=mode == "min",
                    direction=f"Ray Tune's mode='{mode}'", notes=(note,),
-                   tuner="ray tune", name=folder.name,
+                   tuner="ray tune", name=folder.name, ordered=True,
                    source=f"Ray Tune experiment {folder.name!r}")
