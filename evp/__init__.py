@@ -19,8 +19,8 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning
      curves, and a verdict comparing two models (Lourie, Cho and He 2024).
    - :mod:`evp.parametric` — noisy quadratic tails that extrapolate tuning curves.
-   - :mod:`evp.significance` — Fisher's paired randomization test and the
-     bootstrap-shift test.
+   - :mod:`evp.significance` — Fisher's paired randomization test, the
+     bootstrap-shift test, and the exchangeability test of a search's trial order.
    - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
 3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
 4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.report`,
@@ -50,8 +50,10 @@ from evp.readers import read_results
 from evp.results import Results
 from evp.significance import (
     BootstrapTestResult,
+    ExchangeabilityTestResult,
     PermutationTestResult,
     bootstrap_shift_test,
+    exchangeability_test,
     paired_permutation_test,
 )
 
@@ -62,6 +64,7 @@ __all__ = [
     "Budget",
     "CDFBand",
     "Comparison",
+    "ExchangeabilityTestResult",
     "PermutationTestResult",
     "Results",
     "TuningCurveBand",
@@ -71,6 +74,7 @@ __all__ = [
     "cdf_band",
     "compare",
     "datasets",
+    "exchangeability_test",
     "expected_max",
     "expected_max_std",
     "paired_permutation_test",

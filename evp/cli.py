@@ -157,6 +157,9 @@ _GROUP_NAMES = ("model", "models", "model_name", "arm", "method", "system",
 # Where search tools keep hyperparameters: a categorical one names no model.
 _HYPERPARAMETER_PREFIXES = ("config.", "config/", "params_", "params.", "hparams.",
                             "hyperparameters.", "parameters.", "args.")
+# A run's state (finished, crashed) and the like name no model either.
+_BOOKKEEPING = {"state", "status", "run_state", "run_status", "tags", "notes",
+                "user", "host", "hostname", "sweep", "created", "updated"}
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}|$)")
 
 
@@ -167,7 +170,8 @@ def _group_like(data, skip) -> list[str]:
     found = []
     rows = len(data)
     for column in data.columns:
-        if column in skip or str(column).startswith(_HYPERPARAMETER_PREFIXES):
+        if (column in skip or str(column).startswith(_HYPERPARAMETER_PREFIXES)
+                or str(column).strip().lower() in _BOOKKEEPING):
             continue
         values = data[column].dropna()
         if values.map(lambda v: isinstance(v, list | dict | tuple | set)).any():

@@ -581,9 +581,11 @@ EVIDENCE_ALPHA = {"strong": 0.9, "fair": 0.55, "weak": 0.25}
 EVIDENCE = "evp-evidence"
 
 
-def _evidence_strip(ax, ns, winners, strengths, colors) -> None:
-    """A strip along the bottom of `ax`: per run of budgets, the winner's colour,
-    as opaque as the evidence is strong; blank where there is none."""
+def _evidence_strip(ax, ns, winners, strengths, colors, *,
+                    top: bool = False) -> None:
+    """A strip along the bottom (or `top`) of `ax`: per run of budgets, the
+    winner's colour, as opaque as the evidence is strong; blank where there is
+    none."""
     from matplotlib.transforms import blended_transform_factory
 
     ns = np.asarray(ns, dtype=float)
@@ -600,7 +602,8 @@ def _evidence_strip(ax, ns, winners, strengths, colors) -> None:
                 winners[start], strengths[start]):
             continue
         if winners[start]:
-            span = ax.fill_between([edges[start], edges[stop]], 0, 0.045,
+            low, high = (0.955, 1.0) if top else (0.0, 0.045)
+            span = ax.fill_between([edges[start], edges[stop]], low, high,
                                    transform=where, linewidth=0,
                                    color=colors[winners[start]],
                                    alpha=EVIDENCE_ALPHA[strengths[start]])
@@ -642,7 +645,8 @@ def plot_comparison(
     costs : mapping of str to float, optional
         Mean cost of a round of each model: then the horizontal axis is expected
         cost (n × mean cost per round) and each band sits at its own model's cost.
-        The evidence strip, which compares equal numbers of rounds, is left out.
+        The evidence strip, which compares equal numbers of rounds, runs along the
+        top, on an axis of rounds.
     cost, cost_unit : str, optional
         The cost column's name and unit, for the axis label.
     logx : bool
@@ -702,9 +706,11 @@ def plot_comparison(
         pad = 0.05 * (high - low or 1.0)
         open_up = any(not np.isfinite(p).all() for p in pieces[2::3])
         open_down = any(not np.isfinite(p).all() for p in pieces[0::3])
-        # Room for the evidence strip at the bottom, the open edges' fade.
-        limits = (low - 2.5 * pad - (4 * pad if open_down else 0),
-                  high + pad + (4 * pad if open_up else 0))
+        # Room for the evidence strip (at the bottom; on top on a cost axis) and
+        # the open edges' fade.
+        strip = (1.0, 2.5) if costs is not None else (2.5, 1.0)
+        limits = (low - strip[0] * pad - (4 * pad if open_down else 0),
+                  high + strip[1] * pad + (4 * pad if open_up else 0))
         xs = np.concatenate(xs)
 
         for panel, ((a, b), result) in zip(axes, pairs, strict=True):
@@ -725,6 +731,19 @@ def plot_comparison(
             if costs is None:
                 _evidence_strip(panel, result.ns, result.winner((a, b)),
                                 result.strength(), colors)
+            else:
+                # The evidence compares equal numbers of rounds, which cost each
+                # model differently: its strip runs along a rounds axis on top.
+                rounds = panel.twiny()
+                if logx:
+                    rounds.set_xscale("log")
+                rounds.set_xlim(float(np.min(result.ns)), float(np.max(result.ns)))
+                _evidence_strip(rounds, result.ns, result.winner((a, b)),
+                                result.strength(), colors, top=True)
+                rounds.set_xlabel("rounds (n): the evidence at equal rounds",
+                                  fontsize="small")
+                if logx:
+                    plain_log_axis(rounds.xaxis)
             _open_label(panel, sides)
             if logx:
                 plain_log_axis(panel.xaxis)
@@ -749,9 +768,8 @@ def plot_comparison(
                              label=f"{confidence:.0%} band"
                                    + (f" ({METHOD_NAMES.get(method, method)})"
                                       if method else "")))
-        if costs is None:
-            handles += [Patch(facecolor="0.3", alpha=EVIDENCE_ALPHA[s], linewidth=0,
-                              label=f"{s} evidence") for s in EVIDENCE_ALPHA]
+        handles += [Patch(facecolor="0.3", alpha=EVIDENCE_ALPHA[s], linewidth=0,
+                          label=f"{s} evidence") for s in EVIDENCE_ALPHA]
         if ax is None:
             figure.legend(handles=handles,
                           loc="outside upper center" if len(axes) > 1

@@ -24,7 +24,7 @@ BELOW = {
     "foundation": set(),
     "statistics": {"foundation"},
     "results": {"foundation"},
-    "readers": {"foundation", "results"},
+    "readers": {"foundation", "results", "statistics"},
     "tables": {"foundation", "statistics", "results"},
     "presentation": {"foundation", "statistics", "results", "readers", "tables",
                      "search"},

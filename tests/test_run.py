@@ -41,6 +41,8 @@ SMALL = {
     "sample_size": ["-p", "sample_sizes=6,10,14", "-p", "more_sizes=30",
                     "-p", "confidences=0.5,0.8", "-p", "grid_size=300"],
     "sst_case_studies": [],
+    "exchangeability": ["-p", "trial_counts=20,40", "-p", "n_sequences=20",
+                        "-p", "n_studies=2"],
     "parametric_tuning_curves": ["-p", "n_subsamples=4"],
     "synthetic_mse": ["-p", "n_samples=200", "-p", "monte_carlo_draws=500"],
     "significance_tests": ["-p", "n_resamples=2000", "-p", "null_pairs=10",

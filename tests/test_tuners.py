@@ -95,7 +95,8 @@ def test_an_optuna_study_reads_its_completed_trials(study_db):
     # Under "worst", the failed trials stay as the worst outcome: +inf for a loss.
     worst = read_results(url, study="loss", failed="worst")
     values = worst.scores_as_read["loss"]
-    assert np.isinf(values).sum() == len(failed) and (values[np.isinf(values)] > 0).all()
+    assert np.isinf(values).sum() == len(failed)
+    assert (values[np.isinf(values)] > 0).all()
     # The Study object and the SQLite file itself read the same.
     pd.testing.assert_frame_equal(read_results(study, failed="drop").frame, data)
     pd.testing.assert_frame_equal(read_results(path, study="loss",

@@ -205,6 +205,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     elif score is None:
         raise ValueError("score: name the column of validation scores, e.g. "
                          "score='accuracy'")
+    if order is None and base is not None and base.order not in (None, score, group,
+                                                                 cost):
+        order = base.order  # the trial numbers a reader found
     roles = {"score": score, "group": group, "cost": cost, "order": order}
     roles = {role: column for role, column in roles.items() if column is not None}
     _check_columns(frame, roles)
@@ -250,6 +253,9 @@ def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_tria
             return None, path_or_frame, "a DataFrame"
         if isinstance(path_or_frame, str | os.PathLike):
             path = Path(path_or_frame).expanduser()
+            if not path.exists():
+                raise FileNotFoundError(f"path_or_frame: no such file or folder "
+                                        f"{path}")
             if path.is_dir():
                 base = load_search(path)
                 return base, base.frame, str(path_or_frame)
@@ -422,7 +428,8 @@ def _checked_exchangeability(results: Results) -> Results:
     if not pvalues:
         return results
     where = (f"column {results.order!r}" if results.order is not None
-             else f"the {results.tuner}'s record")
+             else f"the {results.tuner}'s record" if results.tuner is not None
+             else "the rows' order")
     shown = ", ".join(f"p = {p:.3g}" + (f" ({m})" if len(pvalues) > 1 else "")
                       for m, p in pvalues.items())
     note = (f"trials in order ({where}): exchangeability test {shown} "
