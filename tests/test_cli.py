@@ -371,7 +371,8 @@ def test_bad_rows_are_refused_or_dropped_and_listed(results_csv, tmp_path, capsy
     status, _, err = main(capsys, "curve", broken, "--score", "acc", "--group",
                           "model")
     assert status == 2
-    assert "rows 4, 8 " in err and "pass --failed drop" in err
+    assert "2 failed round(s)" in err and "rows 4, 8;" in err
+    assert "pass --failed drop" in err
     assert "or --failed worst" in err and len(err.strip().splitlines()) == 1
     assert "drop_bad_rows" not in err
     status, out, err = main(capsys, "curve", broken, "--score", "acc", "--group",

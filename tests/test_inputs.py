@@ -155,7 +155,11 @@ def test_crashed_rounds_are_failed_rounds_even_with_a_score(wandb_export, capsys
     path, frame = wandb_export
     status, _, err = main(capsys, "curve", path, "--score", "val_acc")
     assert status == 2 and len(err.strip().splitlines()) == 1
-    assert "rows 4 " in err and "--failed drop" in err and "--failed worst" in err
+    assert err.startswith("evp curve: 5 failed round(s) (row 1 is the first data "
+                          "row): score column 'val_acc' has missing")
+    assert "rows 4;" in err and "'State' marks crashed" in err
+    assert "rows 2, 6, 7, 10;" in err
+    assert "--failed drop" in err and "--failed worst" in err
     finished = frame.loc[frame["State"] == "finished", "val_acc"]
     status, out, err = main(capsys, "curve", path, "--score", "val_acc", "--failed",
                             "drop", "--ns", "1")

@@ -208,7 +208,7 @@ def tune_folder(tmp_path):
 
 def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
     # Trial 3 stopped with an error: a failed round, refused until told.
-    with pytest.raises(ValueError, match=r"'acc' has missing.* rows 4 .*"
+    with pytest.raises(ValueError, match=r"'acc' has missing.* rows 4;.*"
                                          r"failed='drop'"):
         read_results(tune_folder, metric="acc", mode="max")
     worst = read_results(tune_folder, metric="acc", mode="max", failed="worst")

@@ -357,10 +357,13 @@ def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool
     failures, problems = _bad_rows(frame, roles)
     failing = np.logical_or.reduce([rows for rows, _ in failures]) if failures \
         else np.zeros(len(frame), dtype=bool)
-    if policy == "error" and (failures or problems):
-        bad, what = (failures or problems)[0]
-        hint = _FAILED_HINT if failures else _DROP_HINT
-        raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{hint}")
+    if policy == "error" and failures:
+        reasons = "; ".join(f"{what} in rows {_rows(rows)}" for rows, what in failures)
+        raise ValueError(f"{int(failing.sum())} failed round(s) {_ROW_NOTE}: "
+                         f"{reasons}{_FAILED_HINT}")
+    if policy == "error" and problems:
+        bad, what = problems[0]
+        raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{_DROP_HINT}")
     if policy == "worst":
         # A failed round's cost may be unknown; any other bad row is an error.
         problems = [(rows & ~failing, what) for rows, what in problems
