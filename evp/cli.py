@@ -109,6 +109,7 @@ def _results(args: argparse.Namespace, group: str | None):
         failed = "drop"
     results = read_results(args.results, score=args.score, group=group,
                            cost=getattr(args, "cost", None), order=args.order,
+                           runs=args.runs,
                            sep=args.sep, decimal=args.decimal,
                            failed=failed or "error", study=args.study,
                            metric=args.metric, mode=args.mode,
@@ -269,13 +270,18 @@ def curve(args: argparse.Namespace) -> int:
             name=results.name or _single_model_name(args.results))
     if args.tail is not None:
         return _tail(args, results, ns, out)
-    if isinstance(ns, list):
+    if isinstance(ns, list) and results.runs is None:
         _beyond_rounds(ns, results)
     options = dict(estimator=args.estimator, method=args.method,
                    confidence=args.confidence)
-    # A readable set of budgets per model, up to its own rounds, unless given.
-    table = tuning_curve_table(results, **options, ns="readable" if ns is None
-                               else None if ns == "all" else ns)
+    if results.runs is not None:  # a tuner's best so far across its runs
+        from evp.tables import anytime_table
+
+        table = anytime_table(results, ns=ns, confidence=args.confidence)
+    else:
+        # A readable set of budgets per model, up to its own rounds, unless given.
+        table = tuning_curve_table(results, **options, ns="readable" if ns is None
+                                   else None if ns == "all" else ns)
 
     def draw():
         from evp.plot import plot_tuning_curves
@@ -348,7 +354,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
     results = results.select([args.a, args.b])
-    if isinstance(ns, list):
+    if isinstance(ns, list) and results.runs is None:
         _beyond_rounds(ns, results)
     options = dict(confidence=args.confidence, method=args.method)
     result = compare_models(results, args.a, args.b, ns, **options)
@@ -582,6 +588,13 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                              "error)")
     parser.add_argument("--drop-bad-rows", action="store_true",
                         help="the same as --failed drop")
+    parser.add_argument("--runs", metavar="COL",
+                        help="column naming each round's run: repeated runs of a "
+                             "tuner (TPE, BO, ASHA: its seeds), each a search in "
+                             "--order; the curves are then its median best so far "
+                             "across runs, with simultaneous bands (several Optuna "
+                             "studies: --runs study; Ray Tune experiments: --runs "
+                             "experiment) (default: none, one random search)")
     parser.add_argument("--order", metavar="COL",
                         help="column of each round's place in the search, for the "
                              "exchangeability test (default: a column named trial, "

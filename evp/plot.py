@@ -409,10 +409,21 @@ def plot_tuning_curves(
         raise ValueError("x='cost' needs the cost column: pass cost=")
     y, hue, cost, minimize = (results.score_name, results.group, results.cost,
                               results.minimize)
-    table = tables.tuning_curve_table(results, estimator=estimator, ns=ns,
-                                      method=method, confidence=confidence)
+    # Repeated runs of a tuner: its median best so far and the simultaneous band
+    # of evp.anytime, against its trials.
+    anytime = results.runs is not None
+    if anytime and x == "cost":
+        raise ValueError("x='cost': repeated runs are drawn against the tuner's "
+                         "trials; leave x out")
+    if anytime:
+        table = tables.anytime_table(results, ns=ns, confidence=confidence)
+        table["curve"] = table["median"]
+        std, method = False, "anytime"
+    else:
+        table = tables.tuning_curve_table(results, estimator=estimator, ns=ns,
+                                          method=method, confidence=confidence)
     needed = {}
-    if target is not None:  # where each model's guide goes
+    if target is not None and not anytime:  # where each model's guide goes
         budgets = tables.budget_table(results, target, estimator=estimator)
         needed = dict(zip(budgets["model"], budgets["trials (expected)"],
                           strict=True))
@@ -494,14 +505,15 @@ def plot_tuning_curves(
                         np.clip(rows["curve"] + rows["std"], smallest, largest),
                         color=color, alpha=STD_ALPHA, linewidth=0)
                 if method is not None:
-                    panel.plot(where, rows["median"], color=color, linestyle="--",
-                               linewidth=1.1, zorder=3, label="_nolegend_")
+                    if not anytime:  # the median beside the expected best
+                        panel.plot(where, rows["median"], color=color, linestyle="--",
+                                   linewidth=1.1, zorder=3, label="_nolegend_")
                     opened = _band(panel, where, rows["band_lower"].to_numpy(),
                                    rows["median"].to_numpy(),
                                    rows["band_upper"].to_numpy(), color,
                                    nudge=index)
                     sides.update(opened)
-                if target is not None:
+                if target is not None and not anytime:
                     n_needed = needed[model]
                     if n_needed is not None:
                         spot = rows.loc[rows["n"] == n_needed, position]
@@ -514,8 +526,10 @@ def plot_tuning_curves(
                 plain_log_axis(panel.xaxis)
 
         xlabel = (cost_label(cost, cost_unit) if x == "cost"
+                  else "trials of the tuner (n)" if anytime
                   else "rounds of random search (n)")
-        ylabel = score_label(y, minimize)
+        word = "lowest" if minimize else "best"
+        ylabel = f"median {word} {y} so far" if anytime else score_label(y, minimize)
         if panels:
             for panel in axes:
                 panel.set_xlabel("")
@@ -534,7 +548,7 @@ def plot_tuning_curves(
         handles = _legend_handles(
             [] if panels else shown,
             y=y, minimize=minimize, estimator=estimator, std=std, method=method,
-            confidence=confidence)
+            confidence=confidence, anytime=anytime)
         if ax is None:
             # Across the figure: below one panel, above several (whose shared
             # x label is below).
@@ -553,13 +567,20 @@ def plot_tuning_curves(
 
 
 def _legend_handles(models, *, y, minimize, estimator, std, method, confidence,
-                    dashes: bool = True):
+                    dashes: bool = True, anytime: bool = False):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     handles = [Line2D([], [], color=color, linewidth=1.8, label=name)
                for name, color in models]
     word = "lowest" if minimize else "best"
+    if anytime:
+        handles.append(Line2D([], [], color="0.3", linewidth=1.8,
+                              label=f"median {word} {y} so far, across runs"))
+        handles.append(Patch(facecolor=(0.3, 0.3, 0.3, BAND_ALPHA * 1.5),
+                             edgecolor="0.3", linewidth=0.9,
+                             label=f"{confidence:.0%} band, simultaneous over n"))
+        return handles
     handles.append(Line2D([], [], color="0.3", linewidth=1.8,
                           label=f"expected {word} {y} ({estimator.upper()})"))
     if std:
@@ -750,7 +771,9 @@ def plot_comparison(
 
         statistic = getattr(pairs[0][1].band_a, "statistic", "median")
         word = "lowest" if minimize else "best"
+        runs = getattr(pairs[0][1].band_a, "runs", None)  # an anytime band's
         xlabel = (cost_label(cost or "cost", cost_unit) if costs is not None
+                  else "trials of the tuner (n)" if runs
                   else "rounds of random search (n)")
         ylabel = f"{statistic} {word} {y}"
         if len(axes) > 1:

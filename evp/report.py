@@ -264,7 +264,8 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     results = as_results(results, minimize=minimize).select(models)
     minimize = results.minimize
     frame = results.frame
-    roles = {results.score, results.group, results.cost} - {None}
+    roles = {results.score, results.group, results.cost, results.runs,
+             results.order} - {None}
     names = frame[results.group].astype(str) if results.group is not None else None
     rounds = ({m: frame[names == m] for m in results.models}
               if results.group is not None else {results.models[0]: frame})
@@ -293,11 +294,14 @@ def build_report(results, *, models=None, minimize: bool | None = None,
             duration = (f"{timed}: mean {cost.mean():.4g}, total {cost.sum():.4g}"
                         + (f" {unit}" if unit else "")) if cost.size else TO_FILL
         rows[model] = [
-            str(len(rows_of_model)), _strategy(strategy, results, model),
+            _trials(results, model, len(rows_of_model)),
+            _strategy(strategy, results, model),
             f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
             "validation data",
             _space(rows_of_model, hyper), assignment, _text(best[results.score]),
-            "the expected best score and its ±1 std below",
+            ("the median best score so far across the runs, with its "
+             "simultaneous band, below" if results.runs is not None
+             else "the expected best score and its ±1 std below"),
             duration, _recorded(rows_of_model, infrastructure),
             _recorded(rows_of_model, versions), TO_FILL, TO_FILL, TO_FILL,
         ]
@@ -336,8 +340,24 @@ _DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtim
               "duration")
 
 
+def _trials(results, model: str, count: int) -> str:
+    """How many trials, and for repeated runs, in how many runs."""
+    if results.runs is None:
+        return str(count)
+    lengths = (~np.isnan(results.by_run()[model])).sum(axis=1)
+    spread = (f"{lengths.min()}" if lengths.min() == lengths.max()
+              else f"{lengths.min()} to {lengths.max()}")
+    return f"{count}: {lengths.size} runs of {spread} trials"
+
+
 def _strategy(strategy: str, results, model: str) -> str:
-    """The search strategy, and what the trial order says of it."""
+    """The search strategy (the tuner and its settings as far as recorded), and
+    what the trial order says of it."""
+    if results.runs is not None:
+        tuner = f"{results.tuner}: " if results.tuner else ""
+        return (f"{tuner}{strategy}; {results.by_run()[model].shape[0]} repeated "
+                f"runs (column {results.runs!r}), their median best so far with "
+                "simultaneous bands (no assumption on the tuner)")
     pvalue = results.exchangeability.get(model)
     if pvalue is None:
         test = ("trial order unknown: the random-search assumption is untested"
@@ -347,6 +367,27 @@ def _strategy(strategy: str, results, model: str) -> str:
                    if pvalue < 0.05 else "consistent with random search")
         test = f"exchangeability of the trial order: p = {pvalue:.3g} ({verdict})"
     return f"{strategy}; {test}"
+
+
+def _runs_budgets(results, target):
+    """For repeated runs: the trials after which each tuner's median best so far
+    reaches `target` (default: the weakest model's final median)."""
+    from evp.tables import anytime_table
+
+    table = anytime_table(results, ns="all")
+    finals = table.groupby("model", sort=False)["median"].last()
+    minimize = results.minimize
+    if target is None:
+        target = float(finals.max() if minimize else finals.min())
+    rows = []
+    for model, curve in table.groupby("model", sort=False):
+        reached = curve[(curve["median"] <= target) if minimize
+                        else (curve["median"] >= target)]
+        rows.append({"model": model, "runs": int(curve["runs"].iloc[0]),
+                     "trials (median run)": int(reached["n"].iloc[0]) if len(reached)
+                     else "more than were run"})
+    return (f"Trials for the median run to reach {results.score_name} "
+            f"{'≤' if minimize else '≥'} {target:.4g}", pd.DataFrame(rows))
 
 
 def _from_drawing(caught) -> bool:
@@ -370,20 +411,27 @@ def _body(results, target, confidence, method):
 
     score_name, minimize = results.score_name, results.minimize
     figures, sections = {}, []
+    drawn = ((("anytime", {"confidence": confidence}),) if results.runs is not None
+             else (("curves", {"std": True}),
+                   ("bands", {"std": False, "method": method,
+                              "confidence": confidence})))
     with matplotlib.rc_context(theme()):
-        for name, options in (("curves", {"std": True}),
-                              ("bands", {"std": False, "method": method,
-                                         "confidence": confidence})):
+        for name, options in drawn:
             axes = plot_tuning_curves(results, **options)
             figure = np.ravel(axes)[0].figure
             buffer = io.BytesIO()
             figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
             plt.close(figure)
             figures[name] = buffer.getvalue()
-    label = score_label(score_name, minimize)
-    sections.append((f"{label[0].upper()}{label[1:]} (V) ± 1 std", "curves"))
-    sections.append((f"Median tuning curves with {confidence:.0%} confidence bands",
-                     "bands"))
+    if results.runs is not None:
+        word = "lowest" if minimize else "best"
+        sections.append((f"Median {word} {score_name} so far across the runs, with "
+                         f"{confidence:.0%} bands simultaneous over n", "anytime"))
+    else:
+        label = score_label(score_name, minimize)
+        sections.append((f"{label[0].upper()}{label[1:]} (V) ± 1 std", "curves"))
+        sections.append((f"Median tuning curves with {confidence:.0%} confidence "
+                         "bands", "bands"))
 
     # Verdicts: every pair, both directions, at the readable budgets up to the
     # pair's smaller number of rounds (as evp compare); one column per pair
@@ -396,6 +444,9 @@ def _body(results, target, confidence, method):
         sections.append(("Evidence by budget (the model it favours; – beyond the "
                          "pair's rounds)", verdict_table(comparisons)))
 
+    if results.runs is not None:
+        sections.append(_runs_budgets(results, target))
+        return sections, figures
     if target is None:  # the weakest model's expected best after all its rounds
         target = weakest_final_score(results)
     if not np.isfinite(target):

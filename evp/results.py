@@ -75,6 +75,10 @@ class Results:
         The column of each round's place in the search (a trial number or step),
         when known; the rows of a tuner's record are in trial order already
         (`ordered`).
+    runs : str, optional
+        The column naming each round's run: repeated, independent runs of a
+        tuner (its seeds), each a search whose trials are in order. The curves
+        are then those of the tuner's best so far (:mod:`evp.anytime`).
     ordered : bool, default False
         The rows are in the order the trials ran.
     failed : tuple of int
@@ -129,6 +133,7 @@ class Results:
     strategy: str | None = None
     order: str | None = None
     ordered: bool = False
+    runs: str | None = None
     failed: tuple[int, ...] = ()
     failures: str = "error"
     dropped: tuple[int, ...] = ()
@@ -147,7 +152,7 @@ class Results:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got "
                             f"{_describe(frame)}")
-        for role in ("score", "group", "cost", "order"):
+        for role in ("score", "group", "cost", "order", "runs"):
             column = getattr(self, role)
             if (column is not None or role == "score") and column not in frame:
                 raise ValueError(f"no column {column!r} in data; columns are "
@@ -294,6 +299,36 @@ class Results:
         for model, values in self.scores.items():
             where = np.flatnonzero(names == model)
             out[model] = values[np.argsort(position[where], kind="stable")]
+        return out
+
+    def by_run(self) -> dict[str, np.ndarray]:
+        """{model: its runs' scores as read, an (R, N) array}: one row per run (in
+        order of first appearance), the trials in order (see
+        :meth:`in_trial_order`), shorter runs padded with NaN. Needs `runs`."""
+        if self.runs is None:
+            raise ValueError("runs: these results name no run column; pass "
+                             "runs='COLUMN' to read_results")
+        frame = self.frame
+        names = (frame[self.group].astype(str).to_numpy() if self.group is not None
+                 else np.full(len(frame), self.models[0]))
+        run_of = frame[self.runs].astype(str).to_numpy()
+        scores = pd.to_numeric(frame[self.score], errors="coerce").to_numpy(
+            dtype=float, na_value=np.nan)
+        position = (np.arange(len(frame), dtype=float) if self.order is None else
+                    pd.to_numeric(frame[self.order], errors="coerce").to_numpy(
+                        dtype=float, na_value=np.nan))
+        out = {}
+        for model in self.models:
+            mine = np.flatnonzero(names == model)
+            runs = list(dict.fromkeys(run_of[mine]))
+            trials = []
+            for run in runs:
+                where = mine[run_of[mine] == run]
+                trials.append(scores[where[np.argsort(position[where],
+                                                      kind="stable")]])
+            width = max(t.size for t in trials)
+            out[model] = np.array([np.pad(t, (0, width - t.size),
+                                          constant_values=np.nan) for t in trials])
         return out
 
     @property

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice, renamed
+from evp.anytime import anytime_band, best_so_far, compare_runs
 from evp.bands import Comparison, TuningCurveBand, cdf_band, compare, tuning_curve_band
 from evp.estimators import (
     as_estimator,
@@ -40,6 +41,7 @@ from evp.results import Results, as_results
 
 __all__ = [
     "TailFit",
+    "anytime_table",
     "budget_table",
     "comparison_table",
     "extrapolation_table",
@@ -194,6 +196,10 @@ def tuning_curve_table(
     """
     method = renamed(method, band, "method", "band", stacklevel=3)
     results = as_results(data, score=y, group=hue, cost=cost, minimize=minimize)
+    if results.runs is not None:
+        raise ValueError(f"data: these are repeated runs of a tuner (column "
+                         f"{results.runs!r}), not one random search: their curve is "
+                         "anytime_table's")
     minimize = results.minimize
     costs = (results.per_model(results.cost) if results.cost is not None else {})
     floored = _floored(results, bounds)
@@ -219,6 +225,40 @@ def tuning_curve_table(
             table["median"] = found.estimate
             table["band_upper"] = found.upper
         tables.append(table)
+    return pd.concat(tables, ignore_index=True)
+
+
+def _shortest(runs: np.ndarray) -> int:
+    """The number of trials of the shortest of these runs (NaN-padded rows)."""
+    return int((~np.isnan(runs)).sum(axis=1).min())
+
+
+def anytime_table(results: Results, *, ns=None,
+                  confidence: float = 0.8) -> pd.DataFrame:
+    """The median best score after n trials of each model's tuner, across its
+    repeated runs, with the simultaneous band of :func:`evp.anytime_band`.
+
+    Budgets: the readable ones up to each model's shortest run (default), "all",
+    or those given. Columns ``model``, ``n``, ``runs``, ``median``,
+    ``band_lower``, ``band_upper``, and ``mean``, ``std`` (the mean best-so-far
+    across runs and its standard deviation, what benchmark papers plot; NaN
+    where a run failed every trial so far).
+    """
+    tables = []
+    for model, runs in results.by_run().items():
+        shortest = _shortest(runs)
+        n = (readable_budgets(shortest) if ns is None
+             else list(range(1, shortest + 1)) if isinstance(ns, str)
+             else [int(v) for v in ns])
+        band = anytime_band(runs, n, confidence, minimize=results.minimize)
+        best = best_so_far(runs, minimize=results.minimize)[:, np.asarray(n) - 1]
+        with np.errstate(invalid="ignore"):
+            mean, std = best.mean(axis=0), best.std(axis=0, ddof=1)
+        tables.append(pd.DataFrame({
+            "model": model, "n": n, "runs": runs.shape[0], "median": band.estimate,
+            "band_lower": band.lower, "band_upper": band.upper,
+            "mean": np.where(np.isfinite(mean), mean, np.nan),
+            "std": np.where(np.isfinite(std), std, np.nan)}))
     return pd.concat(tables, ignore_index=True)
 
 
@@ -262,7 +302,14 @@ def compare_models(results: Results, a: str, b: str, ns=None,
                    method: str = "ld_highest_density"):
     """:func:`evp.compare` of models `a` and `b` of `results`, at
     :func:`comparison_budgets` (failed rounds as the worst outcome, see
-    :func:`tuning_curve_table`)."""
+    :func:`tuning_curve_table`); for repeated runs, :func:`evp.compare_runs` of
+    their best-so-far curves, up to the shorter model's shortest run (`method`
+    does not apply)."""
+    if results.runs is not None:
+        runs = results.by_run()
+        budgets = comparison_budgets(_shortest(runs[a]), _shortest(runs[b]), ns)
+        return compare_runs(runs[a], runs[b], budgets, confidence,
+                            minimize=results.minimize)
     scores, restore = _finite(results)
     budgets = comparison_budgets(len(scores[a]), len(scores[b]), ns)
     return restore(compare(scores[a], scores[b], budgets, confidence,

@@ -63,7 +63,7 @@ def looks_like_loss(name) -> bool:
 
 
 def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
-                 sep=None, decimal=None, failed: str = "error",
+                 runs=None, sep=None, decimal=None, failed: str = "error",
                  drop_bad_rows: bool = False, study=None, metric=None, mode=None,
                  per_trial="best", minimize: bool | None = None) -> Results:
     """Read search results into validated :class:`evp.Results`.
@@ -104,6 +104,15 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         a column named ``trial``, ``number``, ``iteration``, ``step``, … when
         there is one; a tuner's trials are in order already. With the order
         known, each model's trials are tested for exchangeability (see below).
+    runs : str, optional
+        Column naming each round's run: repeated, independent runs of a tuner
+        (its seeds), each a search whose trials are in `order` (default: a
+        column found by name, else the file's order, said in a note). The
+        curves are then the tuner's best so far (:mod:`evp.anytime`), which
+        assume nothing of the trials within a run, so they are not tested for
+        exchangeability. Several Optuna studies or Ray Tune experiments read as
+        runs with ``runs="study"`` or ``runs="experiment"``; their models are
+        then the names without a trailing seed number (column ``tuner``).
     sep : str, optional
         The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
         ``|`` that splits every line of the file's start into the same number of
@@ -197,7 +206,11 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
                                   mode=mode, per_trial=per_trial)
     if base is not None and base.tuner is not None:
         score = score or base.score
-        if base.group is not None and group is None:
+        if base.group is not None and runs == base.group:
+            # Several studies (experiments), one per seed: runs of a tuner each.
+            if group is None and base.frame["tuner"].nunique() > 1:
+                group = "tuner"
+        elif base.group is not None and group is None:
             group = base.group  # several studies, one model each
         elif base.group is not None:
             raise ValueError(f"group: several studies are grouped by study "
@@ -208,7 +221,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     if order is None and base is not None and base.order not in (None, score, group,
                                                                  cost):
         order = base.order  # the trial numbers a reader found
-    roles = {"score": score, "group": group, "cost": cost, "order": order}
+    roles = {"score": score, "group": group, "cost": cost, "order": order,
+             "runs": runs}
     roles = {role: column for role, column in roles.items() if column is not None}
     _check_columns(frame, roles)
     minimize, direction, notes = _direction(base, score, minimize, metric, mode)
@@ -226,8 +240,12 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     ordered = base is not None and base.ordered
     if order is None and not ordered:
         order = _order_column(frame, exclude=set(roles.values()))
+    if runs is not None:
+        frame[runs] = frame[runs].astype(str)
+        notes.append(_runs_note(frame, runs, group, order, ordered))
     results = Results(
         frame, score=score, group=group, cost=cost, order=order, ordered=ordered,
+        runs=runs,
         minimize=minimize, direction=direction,
         notes=(base.notes if base is not None else ()) + tuple(notes),
         strategy=base.strategy if base is not None else None,
@@ -416,10 +434,25 @@ def _order_column(frame: pd.DataFrame, exclude: set) -> str | None:
     return None
 
 
+def _runs_note(frame, runs, group, order, ordered) -> str:
+    """What repeated runs mean, and where their trial order came from."""
+    counts = (frame.groupby(group, sort=False)[runs].nunique() if group is not None
+              else pd.Series({"": frame[runs].nunique()}))
+    shown = ", ".join(f"{n} ({m})" if m else str(n) for m, n in counts.items())
+    where = (f"column {order!r}" if order is not None
+             else "the tuner's record" if ordered
+             else "the file's order (no order column: pass order= if it is not)")
+    return (f"repeated runs of a tuner (column {runs!r}): {shown} runs; the curves "
+            "are the median best score after n trials across them, which assume "
+            "nothing of the trials within a run; trials in order from "
+            f"{where}")
+
+
 def _checked_exchangeability(results: Results) -> Results:
     """With the trial order known, test each model's trials for exchangeability
-    (the random-search assumption) and say so in notes and warnings."""
-    if not results.knows_order:
+    (the random-search assumption) and say so in notes and warnings; repeated
+    runs need no such assumption."""
+    if not results.knows_order or results.runs is not None:
         return results
     pvalues, short = {}, []
     for model, scores in results.in_trial_order().items():

@@ -39,6 +39,7 @@ it, and whose one note says what was read.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import os
@@ -51,8 +52,8 @@ import pandas as pd
 from evp._validation import as_choice
 from evp.results import Results
 
-__all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "is_tuner_source", "read_optuna",
-           "read_ray_tune"]
+__all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_tuner_source",
+           "read_optuna", "read_ray_tune"]
 
 #: How :func:`read_ray_tune` picks one report per trial.
 PER_TRIAL = ("best", "last")
@@ -97,9 +98,19 @@ def is_tuner_source(path_or_frame) -> str | None:
     path = Path(path_or_frame).expanduser()
     if path.suffix.lower() in SQLITE_SUFFIXES:
         return "optuna"
-    if path.is_dir() and not any(path.glob("*.jsonl")) and _is_ray_folder(path):
+    if path.is_dir() and not any(path.glob("*.jsonl")) and (
+            _is_ray_folder(path) or _experiments(path)):
         return "ray tune"
     return None
+
+
+def _experiments(path: Path) -> list[Path]:
+    """The Ray Tune experiment folders inside `path` (one per seed, say), in
+    natural order; none when `path` is an experiment itself."""
+    if not path.is_dir() or _is_ray_folder(path):
+        return []
+    return sorted((p for p in path.iterdir() if _is_ray_folder(p)),
+                  key=lambda p: _natural(p.name))
 
 
 # ------------------------------------------------------------------ Optuna
@@ -158,15 +169,36 @@ def _studies(source, study) -> list:
     elif isinstance(study, str) and study.strip().lower() == "all":
         wanted = names
     else:
-        wanted = ([part.strip() for part in study.split(",") if part.strip()]
-                  if isinstance(study, str) else [str(part) for part in study])
-        unknown = [name for name in wanted if name not in names]
-        if unknown:
-            raise ValueError(f"study: no study {unknown[0]!r} in the Optuna storage; "
-                             f"its studies: {', '.join(names)}")
+        asked = ([part.strip() for part in study.split(",") if part.strip()]
+                 if isinstance(study, str) else [str(part) for part in study])
+        wanted = []
+        for pattern in asked:  # a name, or a pattern such as tpe-*
+            found = fnmatch.filter(names, pattern)
+            if not found:
+                raise ValueError(f"study: no study {pattern!r} in the Optuna storage; "
+                                 f"its studies: {', '.join(names)}")
+            wanted += sorted(found, key=_natural) if found != [pattern] else found
         if len(set(wanted)) != len(wanted):
             raise ValueError(f"study: each study once, got {', '.join(wanted)}")
     return [optuna.load_study(study_name=name, storage=url) for name in wanted]
+
+
+def _natural(name: str) -> list:
+    """Sort key: tpe-2 before tpe-10."""
+    return [int(part) if part.isdigit() else part
+            for part in re.split(r"(\d+)", name)]
+
+
+def family(name: str) -> str:
+    """The tuner a seed's study or experiment belongs to: its name without a
+    trailing seed number (``tpe-3`` → ``tpe``, ``random_seed7`` → ``random``).
+
+    >>> family("tpe-3"), family("random_seed7"), family("bohb")
+    ('tpe', 'random', 'bohb')
+    """
+    stripped = re.sub(r"[-_.]?(seed|run|s|r)?[-_.]?\d+$", "", name,
+                      flags=re.IGNORECASE)
+    return stripped or name
 
 
 def _objective_names(study) -> list[str]:
@@ -248,7 +280,8 @@ def read_optuna(study_or_storage, *, study=None,
         for trial in sorted(finished, key=lambda t: t.number):
             values = trial.values if trial.values is not None else [math.nan] * len(
                 objectives)
-            row = {"study": loaded.study_name} if len(studies) > 1 else {}
+            row = ({"study": loaded.study_name, "tuner": family(loaded.study_name)}
+                   if len(studies) > 1 else {})
             row.update(zip(objectives, values, strict=True))
             row["number"] = trial.number
             row["state"] = trial.state.name
@@ -348,18 +381,22 @@ def _number(value) -> float:
 
 def read_ray_tune(folder, *, metric: str, mode: str | None = None,
                   per_trial: str = "best") -> Results:
-    """One report per trial of a Ray Tune experiment folder, one row per trial.
+    """One report per trial of a Ray Tune experiment folder, one row per trial;
+    or of every experiment in a folder of them (one per seed, say), with columns
+    ``experiment`` (its name) and ``tuner`` (the name without a trailing seed
+    number).
 
     Parameters
     ----------
     folder : str or os.PathLike
         The experiment folder (``~/ray_results/NAME`` by default in Ray), holding
-        one folder per trial with ``result.json`` or ``progress.csv``.
+        one folder per trial with ``result.json`` or ``progress.csv``; or a folder
+        of such experiment folders.
     metric : str
         The reported metric: it picks each trial's best report and is the score.
     mode : {"max", "min"}
         Whether a higher (``"max"``) or lower (``"min"``) `metric` is better.
-        Needed: it picks the best report and says whether to minimize.
+        Needed: it picks the best report.
     per_trial : {"best", "last"}, default "best"
         Each trial's best report of `metric` (as Ray's ``scope="all"``), or its
         last report holding `metric` (Ray's ``scope="last"``).
@@ -368,8 +405,8 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
     -------
     evp.Results
         Its frame holds the chosen report of each trial (columns as the trial
-        reported them, ``config/<name>`` per hyperparameter), in trial order; the
-        rest as the module describes.
+        reported them, ``config/<name>`` per hyperparameter, ``state``), in trial
+        order; the rest as the module describes.
 
     Raises
     ------
@@ -379,6 +416,25 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
         `mode` or `per_trial` missing or not one of the above; no trial folders;
         no trial reported `metric` (the message lists what they reported).
     """
+    folder = Path(folder).expanduser()
+    experiments = _experiments(folder)
+    if not experiments:
+        return _read_experiment(folder, metric=metric, mode=mode,
+                                per_trial=per_trial)
+    read = [_read_experiment(e, metric=metric, mode=mode, per_trial=per_trial)
+            for e in experiments]
+    frames = [r.frame.assign(experiment=e.name, tuner=family(e.name))
+              for r, e in zip(read, experiments, strict=True)]
+    return Results(
+        pd.concat(frames, ignore_index=True), score=metric, group="experiment",
+        minimize=mode == "min", direction=f"Ray Tune's mode='{mode}'",
+        notes=tuple(n for r in read for n in r.notes), tuner="ray tune",
+        ordered=True, source=f"{len(read)} Ray Tune experiments in {folder.name!r}")
+
+
+def _read_experiment(folder: Path, *, metric: str, mode: str | None,
+                     per_trial: str) -> Results:
+    """One experiment folder (see :func:`read_ray_tune`)."""
     if mode is None:
         raise ValueError(f"mode: say whether a higher or lower {metric!r} is better: "
                          "mode='max' or mode='min'")
