@@ -22,6 +22,7 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.significance` — Fisher's paired randomization test, the
      bootstrap-shift test, and the exchangeability test of a search's trial order.
    - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
+   - :mod:`evp.anytime` — tuning curves of adaptive tuners from repeated runs.
 3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
 4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.report`,
    :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells call) and
@@ -30,6 +31,7 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
 
 from evp import datasets
 from evp import parametric as parametric
+from evp.anytime import AnytimeBand, anytime_band, compare_runs
 from evp.bands import (
     CDFBand,
     Comparison,
@@ -60,6 +62,7 @@ from evp.significance import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnytimeBand",
     "BootstrapTestResult",
     "Budget",
     "CDFBand",
@@ -68,11 +71,13 @@ __all__ = [
     "PermutationTestResult",
     "Results",
     "TuningCurveBand",
+    "anytime_band",
     "band_coverage",
     "bootstrap_shift_test",
     "budget_to_reach",
     "cdf_band",
     "compare",
+    "compare_runs",
     "datasets",
     "exchangeability_test",
     "expected_max",

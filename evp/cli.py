@@ -454,6 +454,16 @@ def run(args: argparse.Namespace) -> int:
         parameters["models"] = [m.strip() for m in args.models.split(",") if m.strip()]
     if results.minimize or "minimize" in declared:
         parameters["minimize"] = results.minimize
+    for role, parameter in (("runs", "runs_column"), ("order", "order_column")):
+        column = getattr(results, role)
+        if column is None:
+            continue
+        if parameter in declared:
+            parameters[parameter] = column
+        elif role == "runs":
+            raise UsageError(f"--runs: {name} analyses one random search per model; "
+                             "repeated runs of a tuner are for adaptive_search (or "
+                             "evp curve, compare and report)")
     if results.cost is not None:
         if "cost_column" not in declared:
             raise UsageError(f"--cost: {name} has no cost axis (it takes no "

@@ -132,7 +132,8 @@ SST5_SEARCHES = PaperData(
 def load_results(results_path=None, *, paper: PaperData | None = None,
                  score_column=None, group_column=None, models=None,
                  minimize=None, cost_column=None, order_column=None,
-                 need: int = 1, name: str = "this notebook") -> Results:
+                 runs_column=None, need: int = 1,
+                 name: str = "this notebook") -> Results:
     """Read a notebook's data: the paper's (``results_path=None``) or the user's.
 
     Parameters
@@ -141,10 +142,11 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
         The user's results, relative to the current folder; None for `paper`.
     paper : PaperData, optional
         The notebook's own data and labels.
-    score_column, group_column, cost_column, order_column : str, optional
+    score_column, group_column, cost_column, order_column, runs_column : str, optional
         Columns of the user's results; None for the paper's (the score column is
         required on the user's results; the order column is found by its name
-        when not given, see :func:`evp.read_results`).
+        when not given, see :func:`evp.read_results`; the runs column names
+        repeated runs of a tuner).
     models : list of str or str, optional
         Models to analyse, in order (see :func:`as_list`); default the paper's,
         or every model of the user's results in file order.
@@ -182,7 +184,7 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
                              f"{path.name}")
         results = read_results(path, score=score_column, group=group_column,
                                cost=cost_column, order=order_column,
-                               minimize=minimize)
+                               runs=runs_column, minimize=minimize)
         results = results.replace(source=str(results_path))
     results = results.select(models)
     if len(results.models) < need:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -303,7 +304,8 @@ class Results:
 
     def by_run(self) -> dict[str, np.ndarray]:
         """{model: its runs' scores as read, an (R, N) array}: one row per run (in
-        order of first appearance), the trials in order (see
+        the natural order of their names: seed 2 before seed 10), the trials in
+        order (see
         :meth:`in_trial_order`), shorter runs padded with NaN. Needs `runs`."""
         if self.runs is None:
             raise ValueError("runs: these results name no run column; pass "
@@ -320,7 +322,7 @@ class Results:
         out = {}
         for model in self.models:
             mine = np.flatnonzero(names == model)
-            runs = list(dict.fromkeys(run_of[mine]))
+            runs = sorted(set(run_of[mine]), key=_natural)
             trials = []
             for run in runs:
                 where = mine[run_of[mine] == run]
@@ -442,6 +444,12 @@ class Results:
         warnings.warn("Results.data is renamed Results.frame; .data will be removed",
                       DeprecationWarning, stacklevel=2)
         return self.frame
+
+
+def _natural(name: str) -> list:
+    """Sort key: "2" before "10", "seed-2" before "seed-10"."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", str(name))]
 
 
 def scores_by_model(results, models=None, *, minimize: bool = False,

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from user_results import write_fold_results, write_search_results
+from user_results import write_fold_results, write_run_results, write_search_results
 
 from evp.runner import notebooks
 
@@ -43,13 +43,17 @@ SMALL = {
     "sst_case_studies": [],
     "exchangeability": ["-p", "trial_counts=20,40", "-p", "n_sequences=20",
                         "-p", "n_studies=2"],
+    "adaptive_search": ["-p", "n_replications=20", "-p", "n_bootstrap=100",
+                        "-p", "n_sweeps=5"],
     "parametric_tuning_curves": ["-p", "n_subsamples=4"],
     "synthetic_mse": ["-p", "n_samples=200", "-p", "monte_carlo_draws=500"],
     "significance_tests": ["-p", "n_resamples=2000", "-p", "null_pairs=10",
                            "-p", "null_datasets=100", "-p", "null_resamples=200"],
 }
-# Analyses of paired per-fold scores take the fold files; the rest search results.
+# Analyses of paired per-fold scores take the fold files, of repeated runs the
+# run files; the rest search results.
 PAIRED = {"significance_tests"}
+RUNS = {"adaptive_search"}
 NOT_ON_USERS_DATA = {"tuning_and_cross_validation"}  # it trains its own classifiers
 # Files left out of the matrix for the slowest analyses (CI's time limit): the
 # parametric fits run on the tiny model with ties and on the losses.
@@ -79,10 +83,11 @@ def matrix(tmp_path_factory):
     """Run the whole matrix, two notebooks at a time; return the runs and the
     checkout's git status before and after."""
     here = tmp_path_factory.mktemp("user")
-    files = {"search": write_search_results(here), "paired": write_fold_results(here)}
+    files = {"search": write_search_results(here), "paired": write_fold_results(here),
+             "runs": write_run_results(here)}
     jobs = []
     for notebook in ANALYSES:
-        kind = "paired" if notebook.stem in PAIRED else "search"
+        kind = kind_of(notebook.stem)
         for name, (path, options) in files[kind].items():
             if (notebook.stem, name) in SKIPPED:
                 continue
@@ -108,10 +113,14 @@ def _without_cost(options):
     return options
 
 
-CASES = [(p.stem, name) for p in ANALYSES
-         for name in (("folds-ties", "folds-five-percent", "folds-losses")
-                      if p.stem in PAIRED
-                      else ("few-rounds-ties", "five-models-percent", "losses"))
+def kind_of(stem: str) -> str:
+    return "paired" if stem in PAIRED else "runs" if stem in RUNS else "search"
+
+
+FILES = {"paired": ("folds-ties", "folds-five-percent", "folds-losses"),
+         "runs": ("runs-two-tuners", "runs-losses"),
+         "search": ("few-rounds-ties", "five-models-percent", "losses")}
+CASES = [(p.stem, name) for p in ANALYSES for name in FILES[kind_of(p.stem)]
          if (p.stem, name) not in SKIPPED]
 
 

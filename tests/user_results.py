@@ -9,6 +9,13 @@ Each is an ordinary search log that is awkward in its own way:
 * ``losses.jsonl``: three models scored by a validation loss to minimise (lower is
   better, unbounded above), JSON Lines with nested configurations.
 
+for the repeated runs of adaptive tuners, one row per trial of each run:
+
+* ``runs-two-tuners.csv``: two tuners, 8 seeds each, 30 trials per run, the adaptive
+  one drifting up; a ``seed`` and a ``trial`` column;
+* ``runs-losses.jsonl``: one tuner's validation loss (lower is better), 6 runs of
+  unequal length (20 to 25 trials), in file order (no order column);
+
 and for the paired tests, per-fold scores of systems on the same folds:
 
 * ``folds-ties.csv``: two systems, 10 folds, scores on a coarse grid (many zero
@@ -80,6 +87,34 @@ def write_search_results(folder) -> dict:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     files["losses"] = (path, ["--score", "val_loss", "--group", "optimizer",
                               "--minimize", "--cost", "train_time"])
+    return files
+
+
+def write_run_results(folder) -> dict:
+    """Write the two files of repeated runs; return {name: (path, options)}."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(11)
+    files = {}
+    rows = []
+    for tuner, drift in (("tpe", 0.004), ("random", 0.0)):
+        for seed in range(8):
+            scores = rng.normal(0.7, 0.04, 30) + drift * np.arange(30)
+            rows += [{"tuner": tuner, "seed": seed, "trial": t, "acc": round(v, 4)}
+                     for t, v in enumerate(scores)]
+    path = folder / "runs-two-tuners.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    files["runs-two-tuners"] = (path, ["--score", "acc", "--group", "tuner",
+                                       "--runs", "seed"])
+    lines = []
+    for seed in range(6):
+        size = 20 + seed
+        for value in 0.5 * np.exp(-np.arange(size) / 15) + rng.gamma(2, 0.05, size):
+            lines.append({"run": f"seed-{seed}", "val_loss": float(value)})
+    path = folder / "runs-losses.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    files["runs-losses"] = (path, ["--score", "val_loss", "--runs", "run",
+                                   "--minimize"])
     return files
 
 

@@ -204,12 +204,15 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     base, frame, origin = _source(path_or_frame, score=score, sep=sep,
                                   decimal=decimal, study=study, metric=metric,
                                   mode=mode, per_trial=per_trial)
+    name = base.name if base is not None else None
     if base is not None and base.tuner is not None:
         score = score or base.score
         if base.group is not None and runs == base.group:
             # Several studies (experiments), one per seed: runs of a tuner each.
             if group is None and base.frame["tuner"].nunique() > 1:
                 group = "tuner"
+            elif group is None:
+                name = str(base.frame["tuner"].iloc[0])
         elif base.group is not None and group is None:
             group = base.group  # several studies, one model each
         elif base.group is not None:
@@ -251,8 +254,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         strategy=base.strategy if base is not None else None,
         failed=tuple(int(i) + 1 for i in kept_failed), failures=failed,
         dropped=tuple(dropped), source=origin,
-        tuner=base.tuner if base is not None else None,
-        name=base.name if base is not None else None)
+        tuner=base.tuner if base is not None else None, name=name)
     return _checked_exchangeability(results)
 
 
