@@ -54,7 +54,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
 from evp._validation import _describe, as_bool, as_ns, as_probability
 from evp.bands import Comparison, _evidence
@@ -120,6 +119,8 @@ def median_rank(runs: int, alpha: float) -> int:
     >>> median_rank(20, 0.05), median_rank(5, 0.05)
     (6, 0)
     """
+    from scipy.stats import binom  # `import evp` leaves scipy out
+
     ls = np.arange(1, runs // 2 + 1)
     ok = 2 * binom.cdf(ls - 1, runs, 0.5) <= alpha
     return int(ls[ok].max()) if ok.any() else 0
@@ -233,6 +234,8 @@ def anytime_band(runs, ns, confidence: float = 0.8, *,
     rank = median_rank(runs_count, (1 - confidence) / k.size)
     estimate = oriented[(runs_count + 1) // 2 - 1]
     if rank:
+        from scipy.stats import binom
+
         lower, upper = oriented[rank - 1], oriented[runs_count - rank]
         pointwise = 1 - 2 * binom.cdf(rank - 1, runs_count, 0.5)
     else:
