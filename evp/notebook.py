@@ -321,7 +321,7 @@ ASSERTED_KINDS = ("must hold", "paper")
 
 
 def report_claims(rows, *, name: str, folder, check: bool, results=None,
-                  width: int = 110) -> pd.DataFrame:
+                  width: int = 110, source: str = "") -> pd.DataFrame:
     """Print the claims table, write it as ``<name>-claims.csv``, assert it.
 
     Parameters
@@ -341,11 +341,15 @@ def report_claims(rows, *, name: str, folder, check: bool, results=None,
         when kinds are given. Ignored on a user's data (`results` not the paper's),
         where the table is reported only.
     results : Results, optional
+    source : str
+        The paper, section and figures the claims come from, written beside them
+        (for the claims index, ``claims.csv``, that ``evp reproduce`` collects).
     """
     columns = ["claim", "this run", "holds", "kind"][: len(rows[0])]
     claims = pd.DataFrame(rows, columns=columns)
     claims["holds"] = claims["holds"].astype(bool)
-    claims.to_csv(Path(folder) / f"{name}-claims.csv", index=False)
+    written = claims.assign(source=source) if source else claims
+    written.to_csv(Path(folder) / f"{name}-claims.csv", index=False)
     with pd.option_context("display.max_colwidth", width,
                            "display.width", 2 * width + 40):
         print(claims.to_string(index=False))

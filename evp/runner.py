@@ -9,6 +9,8 @@
   metadata changed (:func:`replace_if_changed`); one that fails leaves the
   committed notebook and its figures as they were.
 * :func:`find_notebook`, :func:`notebooks` — which notebooks are analyses.
+* :func:`claims_index` — every notebook's claims in one table, ``claims.csv``,
+  which :func:`reproduce` writes beside the figures.
 
 The cells themselves call :mod:`evp.notebook`; this module runs them from outside.
 """
@@ -21,12 +23,17 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from evp._workspace import PROGRESS_VARIABLE, progress, project_root
 
 __all__ = [
+    "CLAIMS_INDEX",
     "SKIPPED_FOLDERS",
+    "STATUSES",
     "NotebookFailed",
     "Reproduction",
+    "claims_index",
     "clean",
     "execute",
     "find_notebook",
@@ -81,6 +88,41 @@ def find_notebook(name: str) -> Path:
     raise ValueError(f"NOTEBOOK: no notebook {name!r}: give the path of a .ipynb file")
 
 
+#: The index of every notebook's claims that :func:`reproduce` writes.
+CLAIMS_INDEX = "claims.csv"
+#: What became of a claim, in the index.
+STATUSES = ("reproduced", "qualitative", "does not hold", "not covered")
+
+
+def claims_index(figures: Path) -> pd.DataFrame:
+    """Every notebook's claims table (``<notebook>-claims.csv`` in `figures`), one
+    row per claim: ``notebook``, ``source``, ``claim``, ``measured``, ``status``
+    and ``why`` (what the run found, unless the claim was reproduced).
+
+    The status comes from the notebook's own check: a claim that holds is
+    ``reproduced``, or ``qualitative`` where the notebook reports it as an
+    empirical finding rather than asserting it; one that does not hold is ``does
+    not hold``; a claim the data cannot check (kind ``not covered``) is ``not
+    covered``.
+    """
+    rows = []
+    for path in sorted(Path(figures).glob("*-claims.csv")):
+        notebook = path.name.removesuffix("-claims.csv")
+        table = pd.read_csv(path, keep_default_na=False)
+        for row in table.to_dict("records"):
+            kind = row.get("kind", "")
+            holds = str(row["holds"]).strip().lower() == "true"
+            status = ("not covered" if kind == "not covered"
+                      else ("qualitative" if kind == "empirical" else "reproduced")
+                      if holds else "does not hold")
+            rows.append({"notebook": notebook, "source": row.get("source", ""),
+                         "claim": row["claim"], "measured": row["this run"],
+                         "status": status,
+                         "why": "" if status == "reproduced" else row["this run"]})
+    return pd.DataFrame(rows, columns=["notebook", "source", "claim", "measured",
+                                       "status", "why"])
+
+
 @dataclass
 class Reproduction:
     """What :func:`reproduce` did: the notebooks run, those whose committed copy
@@ -131,6 +173,8 @@ def reproduce(folder: Path, figures: Path, parameters: dict,
                 raise
             if replace_if_changed(executed, path):
                 done.changed.append(path.stem)
+    if figures.is_dir() and any(figures.glob("*-claims.csv")):
+        claims_index(figures).to_csv(figures / CLAIMS_INDEX, index=False)
     return done
 
 
