@@ -436,6 +436,20 @@ class Results:
                 f"score {self.score!r}, "
                 f"{'lower' if self.minimize else 'higher'} is better{roles}{extra})")
 
+    def __getitem__(self, column):
+        """A column of the frame, as when readers returned a DataFrame (deprecated):
+        ``results["score"]``, ``["group"]`` and ``["cost"]`` are the role columns
+        (the old tidy names), anything else the column of that name."""
+        import warnings
+
+        warnings.warn("Results is not a DataFrame: use results.frame[column], and "
+                      "results.score, .group and .cost for the roles",
+                      DeprecationWarning, stacklevel=2)
+        roles = {"score": self.score, "group": self.group, "cost": self.cost}
+        if column not in self.frame and roles.get(column) is not None:
+            column = roles[column]
+        return self.frame[column]
+
     @property
     def data(self) -> pd.DataFrame:
         """The old name of :attr:`frame` (deprecated)."""

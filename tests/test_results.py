@@ -156,3 +156,11 @@ def test_results_check_their_roles_and_orders(runs):
     made = Results.from_scores({"a": [0.2, 0.1], "b": [0.3]}, score_name="F1")
     assert made.models == ["a", "b"] and made.axis_label("median") == "median best F1"
     assert made.bounds() == (-np.inf, np.inf) and made.rounds == 3
+
+
+def test_the_old_dataframe_access_still_works_with_a_warning(losses):
+    with pytest.warns(DeprecationWarning, match="Results is not a DataFrame"):
+        scores = losses["score"]  # the old tidy name of the score column
+    np.testing.assert_array_equal(scores, losses.frame["val_loss"])
+    with pytest.warns(DeprecationWarning):
+        assert losses["lr"].tolist() == losses.frame["lr"].tolist()
