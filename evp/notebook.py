@@ -327,11 +327,13 @@ def report_claims(rows, *, name: str, folder, check: bool, results=None,
     Parameters
     ----------
     rows : list of tuple
-        (claim, what this run found, holds) or (claim, found, holds, kind), kind
-        being "must hold" (true for any data: asserted), "paper" (a paper's claim
-        this data reproduces: asserted on it), "empirical" (reported) or "as
-        written" (a paper's words that the run does not bear out, with why:
-        reported).
+        (claim, what this run found, holds), (claim, found, holds, kind) or
+        (claim, found, holds, kind, source) for a claim from another paper than
+        the notebook's `source`. The kind is "must hold" (true for any data:
+        asserted), "paper" (a paper's claim this data reproduces: asserted on
+        it), "empirical" (reported), "as written" (a paper's words that the run
+        does not bear out, with why: reported) or "not covered" (the data cannot
+        check it, with why).
     name : str
         The notebook's name.
     folder : path
@@ -345,14 +347,20 @@ def report_claims(rows, *, name: str, folder, check: bool, results=None,
         The paper, section and figures the claims come from, written beside them
         (for the claims index, ``claims.csv``, that ``evp reproduce`` collects).
     """
-    columns = ["claim", "this run", "holds", "kind"][: len(rows[0])]
-    claims = pd.DataFrame(rows, columns=columns)
+    # Rows may differ in length: a missing kind is "must hold" (asserted, as rows
+    # without kinds always were), a missing source the notebook's own.
+    longest = max(len(row) for row in rows)
+    defaults = (None, None, None, "must hold", source)
+    columns = ["claim", "this run", "holds", "kind", "source"][:longest]
+    claims = pd.DataFrame([tuple(row) + defaults[len(row):longest] for row in rows],
+                          columns=columns)
     claims["holds"] = claims["holds"].astype(bool)
-    written = claims.assign(source=source) if source else claims
+    written = claims.assign(source=source) if source and "source" not in claims \
+        else claims
     written.to_csv(Path(folder) / f"{name}-claims.csv", index=False)
     with pd.option_context("display.max_colwidth", width,
                            "display.width", 2 * width + 40):
-        print(claims.to_string(index=False))
+        print(claims.drop(columns="source", errors="ignore").to_string(index=False))
     if check and (results is None or results.is_paper):
         asserted = claims if "kind" not in claims else claims[
             claims["kind"].isin(ASSERTED_KINDS)]

@@ -213,3 +213,19 @@ def test_figures_go_where_evp_figures_dir_says_unless_a_folder_is_given(
     assert figures_folder("x", paper=False) == tmp_path / "elsewhere"
     assert figures_folder("x", tmp_path / "given") == tmp_path / "given"
     assert (tmp_path / "elsewhere").is_dir()
+
+
+def test_report_claims_takes_rows_of_mixed_length_and_their_own_source(tmp_path):
+    rows = [("a theorem", "held", True),
+            ("another paper's claim", "held", True, "paper", "Other (2019), §3.2"),
+            ("a finding", "did not", False, "empirical")]
+    report_claims(rows, name="t", folder=tmp_path, check=True, source="Own (2021)")
+    written = pd.read_csv(tmp_path / "t-claims.csv", keep_default_na=False)
+    assert written["kind"].tolist() == ["must hold", "paper", "empirical"]
+    assert written["source"].tolist() == ["Own (2021)", "Other (2019), §3.2",
+                                          "Own (2021)"]
+    # A row without a kind is asserted, as before.
+    with pytest.raises(AssertionError, match="a theorem"):
+        report_claims([("a theorem", "failed", False),
+                       ("a finding", "x", False, "empirical")], name="t",
+                      folder=tmp_path, check=True)
