@@ -39,6 +39,7 @@ from evp.bands import (
     band_coverage,
     cdf_band,
     compare,
+    rounds_needed,
     tuning_curve_band,
 )
 from evp.estimators import (
@@ -85,5 +86,6 @@ __all__ = [
     "paired_permutation_test",
     "quantile_tuning_curve",
     "read_results",
+    "rounds_needed",
     "tuning_curve_band",
 ]

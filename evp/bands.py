@@ -42,7 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from evp._order_statistics import band_bounds, band_coverage
-from evp._step_cdf import empirical, mean_of_best, quantile_of_best
+from evp._step_cdf import (
+    best_of_level,
+    empirical,
+    first_reaching,
+    mean_of_best,
+    quantile_of_best,
+)
 from evp._validation import (
     as_bool,
     as_bounds,
@@ -61,6 +67,7 @@ __all__ = [
     "band_coverage",
     "cdf_band",
     "compare",
+    "rounds_needed",
     "tuning_curve_band",
 ]
 
@@ -353,6 +360,110 @@ def tuning_curve_band(
                                 minimize, x)
     _warn_if_ties(options["method"], scores=x)
     return _curve_band(x, k, **options)
+
+
+#: rounds_needed searches no further: the LD bands cost seconds to build there.
+MAX_ROUNDS = 1_000_000
+
+
+def _bounded_at(n: int, levels: np.ndarray, confidence: float, method: str,
+                minimize: bool) -> np.ndarray:
+    """Whether the q-quantile curve band from n rounds has an informative best-side
+    edge at the budgets whose CDF levels are `levels`, decided exactly as
+    :func:`_curve_band` decides it: the upper edge (maximising) is the bound b
+    unless the lower CDF bound reaches the level below b; the lower edge
+    (minimising) is a unless the upper CDF bound at a stays under it."""
+    lower, upper, _, _ = band_bounds(n, confidence, method)
+    if minimize:
+        return first_reaching(np.concatenate((upper, [1.0, 1.0])), levels) > 0
+    return first_reaching(np.concatenate(([0.0], lower, [1.0])), levels) <= n
+
+
+def rounds_needed(k, confidence: float = 0.8, *, method: str = "ld_highest_density",
+                  q: float = 0.5, minimize: bool = False):
+    r"""The fewest rounds of random search whose median tuning-curve band says
+    something at budget k.
+
+    With n rounds, the upper edge of the median tuning-curve band at budget k
+    (:func:`tuning_curve_band`) is the score where the band's lower CDF bound
+    :math:`G_-` reaches :math:`q^{1/k}`; :math:`G_-` tops out at :math:`l_n`, the
+    lower CDF bound at the largest score, so the edge is the vacuous bound
+    (:math:`b`, or :math:`+\infty`) unless :math:`l_n \ge q^{1/k}`. This returns
+    the least such n. It depends only on k, the confidence and the method, not
+    on any scores (the bands are distribution-free), and is computed exactly from
+    the band's construction, with no simulation: the inverse of the sample-size
+    rule of Lourie, Cho and He (2024, §5.5, about 6.25 k rounds at 80%).
+
+    For losses (``minimize=True``) it is the *lower* edge that must be
+    informative: :math:`u_1 < 1 - (1-q)^{1/k}`. The bands here are symmetric
+    (:math:`u_1 = 1 - l_n`), so the count is the same.
+
+    Parameters
+    ----------
+    k : float or array_like of float
+        Budgets, > 0 (real budgets allowed, as in the bands).
+    confidence : float in (0, 1), default 0.8
+    method : {"ld_highest_density", "ld_equal_tailed", "ks", "dkw"}
+    q : float in (0, 1), default 0.5
+        The quantile tuning curve (0.5: the median).
+    minimize : bool, default False
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        For each k, the least n such that the band from n rounds is informative
+        at k; with n − 1 rounds it is not.
+
+    Examples
+    --------
+    >>> import evp
+    >>> int(evp.rounds_needed(1)), int(evp.rounds_needed(8))
+    (4, 47)
+    >>> evp.rounds_needed([1, 8, 64], method="dkw").tolist()
+    [5, 168, 9922]
+    """
+    k_array, scalar = as_ns(k, "k", integer=False)
+    confidence = as_probability(confidence, "confidence")
+    method = as_choice(method, "method", METHODS)
+    q = as_probability(q, "q")
+    minimize = as_bool(minimize, "minimize")
+    levels = best_of_level(q, k_array, minimize)
+    # The CDF level the best-side bound must pass, as a tail probability: the
+    # largest score's lower bound l_n must reach it (maximising), or the
+    # smallest's upper bound u_1 must stay under 1 minus it (minimising).
+    tails = 1.0 - levels if minimize else levels
+    # A floor from the band's coverage alone: P(l_n <= U_(n)) >= confidence with
+    # U_(n) ~ Beta(n, 1) gives l_n <= (1 - confidence)^(1/n), and likewise for u_1,
+    # so no band from fewer than log(1 - confidence) / log(tail) rounds can do it.
+    floors = np.floor(np.log1p(-confidence) / np.log(tails))
+    order = np.argsort(tails, kind="stable")  # easiest budgets first
+    needed = np.empty(k_array.size, dtype=int)
+    low = 1  # the answer for a harder budget is at least that of an easier one
+    for index in order:
+        if floors[index] > MAX_ROUNDS:
+            raise ValueError(
+                f"k={k_array[index]:g}: more than {MAX_ROUNDS:,} rounds would be "
+                f"needed at confidence={confidence:g}; ask about smaller budgets")
+        level = levels[index : index + 1]
+
+        def bounded(n, level=level):
+            return bool(_bounded_at(n, level, confidence, method, minimize)[0])
+
+        low = high = max(low, int(floors[index]), 1)
+        while not bounded(high):  # double until informative ...
+            low, high = high + 1, 2 * high
+            if high > 2 * MAX_ROUNDS:
+                raise ValueError(
+                    f"k={k_array[index]:g}: more than {MAX_ROUNDS:,} rounds would be "
+                    f"needed at confidence={confidence:g}; ask about smaller budgets")
+        while low < high:  # ... then bisect: the band's reach grows with n
+            middle = (low + high) // 2
+            if bounded(middle):
+                high = middle
+            else:
+                low = middle + 1
+        needed[index] = low
+    return int(needed[0]) if scalar else needed
 
 
 def _curve_band_iv(ns, confidence, method, statistic, q, bounds, minimize, *samples):
