@@ -23,6 +23,7 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
      bootstrap-shift test, and the exchangeability test of a search's trial order.
    - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
    - :mod:`evp.anytime` — tuning curves of adaptive tuners from repeated runs.
+   - :mod:`evp.planning` — how likely more rounds are to settle a comparison.
 3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
 4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.report`,
    :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells call) and
@@ -49,6 +50,7 @@ from evp.estimators import (
     expected_max_std,
     quantile_tuning_curve,
 )
+from evp.planning import VerdictPower, verdict_power
 from evp.readers import read_results
 from evp.results import Results
 from evp.significance import (
@@ -72,6 +74,7 @@ __all__ = [
     "PermutationTestResult",
     "Results",
     "TuningCurveBand",
+    "VerdictPower",
     "anytime_band",
     "band_coverage",
     "bootstrap_shift_test",
@@ -88,4 +91,5 @@ __all__ = [
     "read_results",
     "rounds_needed",
     "tuning_curve_band",
+    "verdict_power",
 ]

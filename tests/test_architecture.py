@@ -13,7 +13,7 @@ PACKAGE = ROOT / "evp"
 LAYERS = {
     "foundation": {"_validation", "_workspace"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
-                   "anytime", "_step_cdf", "_order_statistics"},
+                   "anytime", "planning", "_step_cdf", "_order_statistics"},
     "results": {"results"},
     "readers": {"readers", "readers.files", "readers.tuners", "datasets", "tuners"},
     "tables": {"tables"},

@@ -64,3 +64,90 @@ def test_rounds_needed_grows_with_the_budget_and_the_confidence():
 def test_rounds_needed_refuses_bad_input(bad, match):
     with pytest.raises(ValueError, match=match):
         evp.rounds_needed(**bad)
+
+
+# ----------------------------------------------------------------- verdict_power
+
+
+def _world(rng, size, gap):
+    return rng.normal(gap, 1.0, size), rng.normal(0.0, 1.0, size)
+
+
+def test_verdict_power_is_calibrated_on_simulated_pairs():
+    # Worlds with random gaps: the predicted chance of a strong verdict after 20
+    # more rounds against whether the truth's 20 more rounds gave one.
+    rng = np.random.default_rng(1)
+    predicted, realised = [], []
+    for _ in range(150):
+        gap = rng.uniform(0, 2)
+        a, b = _world(rng, 12, gap)
+        predicted.append(evp.verdict_power(a, b, 4, 20, replications=200,
+                                           rng=rng).strong[0])
+        more_a, more_b = _world(rng, 20, gap)
+        verdict = evp.compare(np.r_[a, more_a], np.r_[b, more_b], [4])
+        realised.append("strong" in (verdict.evidence[0],
+                                     verdict.reverse_evidence[0]))
+    predicted, realised = np.array(predicted), np.array(realised)
+    assert abs(predicted.mean() - realised.mean()) < 0.08
+    for low, high in ((0, 0.5), (0.5, 1.01)):
+        chosen = (predicted >= low) & (predicted < high)
+        assert chosen.sum() >= 20
+        assert abs(predicted[chosen].mean() - realised[chosen].mean()) < 0.15
+
+
+def test_verdict_power_without_more_rounds_is_todays_verdict():
+    rng = np.random.default_rng(2)
+    for gap in (0.0, 0.8, 3.0):
+        a, b = _world(rng, 30, gap)
+        today = evp.compare(a, b, [3])
+        plan = evp.verdict_power(a, b, 3, 0, replications=50, rng=0)
+        assert plan.strong_a[0] == float(today.evidence[0] == "strong")
+        assert plan.strong_b[0] == float(today.reverse_evidence[0] == "strong")
+
+
+def test_verdict_power_reads_both_directions_and_losses():
+    rng = np.random.default_rng(3)
+    better, worse = rng.normal(1.0, 0.3, 15), rng.normal(0.0, 0.3, 15)
+    ahead = evp.verdict_power(better, worse, 2, [0, 40], replications=300, rng=0)
+    behind = evp.verdict_power(worse, better, 2, [0, 40], replications=300, rng=0)
+    assert ahead.strong_a[1] > 0.9 and ahead.strong_b[1] == 0
+    assert behind.strong_b[1] > 0.9 and behind.strong_a[1] == 0
+    np.testing.assert_allclose(ahead.strong, ahead.strong_a + ahead.strong_b)
+    # Losses: the lower one is better, read with minimize=True.
+    losses = evp.verdict_power(-better, -worse, 2, 40, replications=300, rng=0,
+                               minimize=True)
+    assert losses.strong_a[0] > 0.9 and losses.strong_b[0] == 0
+    wrong_way = evp.verdict_power(-better, -worse, 2, 40, replications=300, rng=0)
+    assert wrong_way.strong_b[0] > 0.9
+
+
+def test_verdict_power_grows_with_more_rounds_and_takes_pairs():
+    rng = np.random.default_rng(4)
+    a, b = _world(rng, 10, 1.2)
+    plan = evp.verdict_power(a, b, 4, [0, 10, 50, 200], replications=400, rng=0)
+    assert plan.strong[-1] > plan.strong[0]
+    assert np.all(np.diff(plan.strong) > -3 * plan.strong_error[1:] - 0.02)
+    assert np.all(plan.strong_error <= 0.5 / np.sqrt(400) + 1e-12)
+    pairs = evp.verdict_power(a, b, 4, [(10, 0), (0, 10)], replications=50, rng=0)
+    assert pairs.more_rounds.tolist() == [[10, 0], [0, 10]]
+    frame = pairs.to_frame(("A", "B"))
+    assert list(frame["more rounds of A"]) == [10, 0]
+    assert "strong: B better" in frame
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(more_rounds=-1), "more_rounds"), (dict(more_rounds=2.5), "more_rounds"),
+    (dict(more_rounds=[[1, 2, 3]]), "more_rounds"), (dict(n=0), "n must be"),
+    (dict(n="four"), "n must be"), (dict(scores_b="same"), "identical"),
+    (dict(scores_a=[0.5, 0.5, 0.5]), "distinct"),
+    (dict(replications=1), "replications"),
+    (dict(confidence=0), "confidence"),
+])
+def test_verdict_power_refuses_bad_input(change, match):
+    a = [0.1, 0.4, 0.35, 0.8]
+    arguments = dict(scores_a=a, scores_b=[0.2, 0.3, 0.5, 0.6], n=2, more_rounds=5)
+    arguments.update(change)
+    if arguments["scores_b"] == "same":
+        arguments["scores_b"] = list(a)
+    with pytest.raises(ValueError, match=match):
+        evp.verdict_power(**arguments)

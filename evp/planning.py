@@ -1,0 +1,299 @@
+r"""Planning the next rounds: will more random search settle a comparison?
+
+:func:`evp.rounds_needed` (in :mod:`evp.bands`, exact and distribution-free) says
+how many rounds make the median tuning-curve band informative at a budget at all.
+:func:`verdict_power` asks the question that follows "does A beat B?": after m
+more rounds of each model, how likely is :func:`evp.compare` to give *strong*
+evidence, either way, at budget n?
+
+That depends on the two score distributions, known only through the rounds
+observed so far, so the answer is a prediction. Each replication simulates the m
+future rounds of each model given its N observed ones:
+
+1. **Ranks, exactly.** For i.i.d. rounds from a continuous distribution, where a
+   new round falls among the observed ones does not depend on the distribution: it
+   lands in each of the N + 1 gaps with probability 1/(N + 1), and jointly the
+   ranks of all rounds are a uniformly random permutation (Hill's A(n), 1968).
+   Each replication draws the observed rounds' and the new rounds' positions as
+   uniforms u, which gives exactly that law.
+2. **Values between observed scores** are interpolated linearly in u between the
+   two neighbours.
+3. **Values beyond the observed extremes** follow exponential tails in u (a
+   quantile function :math:`x_{(N)} + s \log\frac{1 - u_{(N)}}{1 - u}` above the
+   largest score, mirrored below the smallest). The scale s is drawn, per
+   replication, from its posterior given the excesses of the k most extreme scores
+   over the next one (prior 1/s, k a fifth of the rounds, at least 2), so that a
+   tail seen in a few rounds counts as uncertain. New rounds are reflected inside
+   known bounds.
+4. The observed rounds and the new ones are compared as :func:`evp.compare`
+   compares them, at budget n.
+
+The share of replications with a strong verdict is the prediction, with its Monte
+Carlo standard error.
+
+Calibration (``benchmarks/verdict_power_calibration.py``: 400 worlds per family
+with random gaps between the models, 12 observed rounds each, 10, 30 and 100
+more, budget 4; predictions binned by fifths against the realised share of
+strong verdicts): within 0.1 in every bin on normal scores (worst 0.92 predicted,
+0.82 realised), on uniform ones and with a 20% failure mass; conservative on
+scores with a long tail on the *bad* side (0.71 predicted, 0.83 realised); and
+over-predicting when the long tail is on the *best* side, where scores have no
+ceiling (0.89 predicted, 0.43 realised from 12 rounds; 0.93 and 0.81 from 48): a
+few rounds cannot show how far such a tail reaches.
+
+References
+----------
+Lourie, Cho and He (2024). Show Your Work with Confidence: Confidence Bands for
+Tuning Curves. NAACL (§2: the evidence scale; §5.5: sample sizes).
+Hill (1968). Posterior distribution of percentiles: Bayes' theorem for sampling
+from a population. JASA 63(322) (the A(n) assumption).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from evp._validation import as_bool, as_bounds, as_choice, as_probability, as_scores
+from evp.bands import METHODS, compare
+
+__all__ = ["VerdictPower", "verdict_power"]
+
+#: How future rounds are simulated, in words (see the module).
+PREDICTIVE = ("observed rounds kept; new rounds ranked among them as i.i.d. rounds "
+              "are (Hill's A(n)), interpolated between observed scores, with "
+              "exponential tails of uncertain scale beyond the extremes")
+
+
+@dataclass(frozen=True, eq=False)
+class VerdictPower:
+    """Predicted chances of each verdict at budget `n` after more rounds.
+
+    Attributes
+    ----------
+    more_rounds : numpy.ndarray, shape (M, 2)
+        The extra rounds of model a and of model b, one row per plan.
+    n : float
+        The budget the verdict is read at.
+    strong : numpy.ndarray, shape (M,)
+        Probability of strong evidence either way.
+    strong_error : numpy.ndarray, shape (M,)
+        Its Monte Carlo standard error, :math:`\\sqrt{p(1-p)/R}`.
+    strong_a, strong_b : numpy.ndarray, shape (M,)
+        Strong evidence that a beats b, and that b beats a.
+    fair, weak : numpy.ndarray, shape (M,)
+        Probability that the best verdict either way is fair, or weak.
+    replications : int
+    predictive : str
+        How future rounds were drawn, in words.
+    confidence, method, minimize
+        As passed.
+    """
+
+    more_rounds: np.ndarray
+    n: float
+    strong: np.ndarray
+    strong_error: np.ndarray
+    strong_a: np.ndarray
+    strong_b: np.ndarray
+    fair: np.ndarray
+    weak: np.ndarray
+    replications: int
+    predictive: str
+    confidence: float
+    method: str
+    minimize: bool
+
+    def to_frame(self, names=("a", "b")):
+        """One row per plan: the extra rounds and each verdict's probability."""
+        import pandas as pd
+
+        a, b = names
+        return pd.DataFrame({
+            f"more rounds of {a}": self.more_rounds[:, 0],
+            f"more rounds of {b}": self.more_rounds[:, 1],
+            "strong either way": self.strong,
+            "s.e.": self.strong_error,
+            f"strong: {a} better": self.strong_a,
+            f"strong: {b} better": self.strong_b,
+            "fair": self.fair,
+            "weak": self.weak,
+        })
+
+
+def _as_plans(more_rounds) -> np.ndarray:
+    """more_rounds as an (M, 2) array of counts ≥ 0: an int, a list of ints (the
+    same for both models), or pairs (a's, b's)."""
+    try:
+        plans = np.asarray(more_rounds, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"more_rounds must be counts, got {more_rounds!r}") from None
+    if plans.ndim == 0:
+        plans = plans.reshape(1, 1)
+    elif plans.ndim == 1:
+        plans = plans[:, None]
+    if plans.ndim != 2 or plans.shape[1] not in (1, 2) or plans.size == 0:
+        raise ValueError("more_rounds must be a count, a list of counts, or a list of "
+                         f"(rounds of a, rounds of b) pairs, got {more_rounds!r}")
+    if not np.all(np.isfinite(plans)) or np.any(plans < 0) or np.any(
+            plans != np.round(plans)):
+        raise ValueError("more_rounds must be whole numbers ≥ 0 (extra rounds of "
+                         f"each model), got {more_rounds!r}")
+    return np.broadcast_to(plans, (plans.shape[0], 2)).astype(int)
+
+
+def _tail_scales(x: np.ndarray, replications: int, rng) -> tuple[np.ndarray, ...]:
+    """Exponential scales of the lower and upper tails, one per replication, drawn
+    from their posterior given the k most extreme scores' excesses over the next
+    one (k a fifth of the rounds, at least 2): with the prior 1/s, s given the
+    excesses' sum S is S / Gamma(k, 1). A scale seen in a few rounds is uncertain,
+    and the heavier tails it may have must count in the prediction."""
+    k = min(max(2, x.size // 5), x.size - 1)
+    floor = np.ptp(x) / x.size  # tied extremes: no spacing to go by
+    high = max(float(np.sum(x[-k:] - x[-k - 1])), floor * k)
+    low = max(float(np.sum(x[k] - x[:k])), floor * k)
+    draws = rng.gamma(k, 1.0, size=(2, replications, 1))
+    return low / draws[0], high / draws[1]
+
+
+def _future_rounds(x, more, replications, bounds, rng):
+    """(replications, more) new rounds whose ranks among the observed x follow
+    exactly the law of i.i.d. continuous rounds (Hill's A(n)): each replication
+    draws the N observed and the new rounds' positions as uniforms u, so that a
+    new round falls in each of the N + 1 gaps with probability 1/(N + 1);
+    inside a gap its value is interpolated linearly in u, beyond the observed
+    extremes it follows an exponential tail fitted to the extreme scores."""
+    size = x.size
+    u_obs = np.sort(rng.random((replications, size)), axis=1)
+    u_new = rng.random((replications, more))
+    # Gap of each new round: the observed uniforms below it.
+    gap = np.empty((replications, more), dtype=int)
+    for r in range(replications):
+        gap[r] = np.searchsorted(u_obs[r], u_new[r])
+    inner = (gap > 0) & (gap < size)
+    left = np.clip(gap - 1, 0, size - 1)
+    right = np.clip(gap, 0, size - 1)
+    u_left = np.take_along_axis(u_obs, left, axis=1)
+    u_right = np.take_along_axis(u_obs, right, axis=1)
+    share = np.where(inner, (u_new - u_left) / np.where(inner, u_right - u_left, 1.0),
+                     0.0)
+    values = x[left] + share * (x[right] - x[left])
+    low_scale, high_scale = _tail_scales(x, replications, rng)
+    with np.errstate(divide="ignore"):
+        above = x[-1] + high_scale * np.log((1 - u_obs[:, -1:]) / (1 - u_new))
+        below = x[0] - low_scale * np.log(u_obs[:, :1] / u_new)
+    values = np.where(gap == size, above, np.where(gap == 0, below, values))
+    a, b = bounds
+    for _ in range(2):
+        values = np.where(values < a, 2 * a - values, values)
+        values = np.where(values > b, 2 * b - values, values)
+    return values
+
+
+def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *,
+                  method: str = "ld_highest_density", bounds=(None, None),
+                  replications: int = 1000, rng=None, minimize: bool = False):
+    r"""Predicted chance that more rounds give a strong verdict at budget n.
+
+    After ``more_rounds`` more rounds of random search for each model, will
+    :func:`evp.compare` (median tuning curves, this `confidence` and `method`)
+    give *strong* evidence at budget `n`, either way? The prediction simulates
+    the new rounds from the observed ones (see the module: their ranks exactly,
+    their values interpolated, exponential tails of uncertain scale beyond the
+    extremes). Its calibration, measured, is within 0.1 for normal, uniform
+    and failure-prone scores; with a long tail on the best side (no ceiling)
+    and few rounds it over-predicts (see the module), since a few rounds cannot
+    show how far that tail reaches.
+
+    Parameters
+    ----------
+    scores_a, scores_b : array_like, shape (N_a,) and (N_b,)
+        The rounds observed so far, each model's scores (losses with
+        ``minimize=True``). At least two distinct scores each.
+    n : float
+        The budget (rounds of search) the verdict is read at, ≥ 1.
+    more_rounds : int, sequence of int, or sequence of (int, int)
+        Extra rounds: the same count for both models, several counts to compare
+        plans, or (rounds of a, rounds of b) pairs.
+    confidence : float in (0, 1), default 0.8
+    method : {"ld_highest_density", "ld_equal_tailed", "ks", "dkw"}
+    bounds : pair of float or None, default (None, None)
+        Known bounds on the scores (e.g. (0, 1) for accuracy); new rounds are
+        reflected inside them.
+    replications : int, default 1000
+        Simulated futures per plan; the standard error of a probability p is
+        :math:`\sqrt{p(1-p)/R}` (at most 0.016 at the default).
+    rng : int, numpy.random.Generator or None
+    minimize : bool, default False
+
+    Returns
+    -------
+    VerdictPower
+        ``.strong`` (either way) with ``.strong_error``, ``.strong_a`` and
+        ``.strong_b`` (each direction), ``.fair``, ``.weak``; ``.to_frame()``.
+
+    Examples
+    --------
+    >>> import numpy as np, evp
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.normal(0.8, 0.05, 12), rng.normal(0.7, 0.05, 12)
+    >>> plan = evp.verdict_power(a, b, n=2, more_rounds=[0, 50], rng=0)
+    >>> bool(plan.strong[1] >= plan.strong[0])
+    True
+    """
+    x_a = as_scores(scores_a, "scores_a", ndim=(1,), sort=True)
+    x_b = as_scores(scores_b, "scores_b", ndim=(1,), sort=True)
+    for name, x in (("scores_a", x_a), ("scores_b", x_b)):
+        if x.size < 2 or x[0] == x[-1]:
+            raise ValueError(f"{name} needs at least two distinct scores to predict "
+                             f"new rounds from, got {x.size} round(s) with "
+                             f"{np.unique(x).size} distinct value(s)")
+    if x_a.size == x_b.size and np.array_equal(x_a, x_b):
+        raise ValueError("scores_a and scores_b are identical: the same model twice? "
+                         "No number of rounds separates a model from itself")
+    try:
+        n = float(n)
+    except (TypeError, ValueError):
+        raise ValueError(f"n must be a budget ≥ 1, got {n!r}") from None
+    if not (math.isfinite(n) and n >= 1):
+        raise ValueError(f"n must be a budget ≥ 1 (rounds of search), got {n!r}")
+    plans = _as_plans(more_rounds)
+    confidence = as_probability(confidence, "confidence")
+    method = as_choice(method, "method", METHODS)
+    minimize = as_bool(minimize, "minimize")
+    if not (isinstance(replications, (int, np.integer)) and replications >= 2):
+        raise ValueError(f"replications must be a whole number ≥ 2, got "
+                         f"{replications!r}")
+    a, b = as_bounds(bounds, min(x_a[0], x_b[0]), max(x_a[-1], x_b[-1]))
+    rng = np.random.default_rng(rng)
+    labels = {name: np.empty((len(plans), replications), dtype="<U6")
+              for name in ("a", "b")}
+    for i, (more_a, more_b) in enumerate(plans):
+        futures = []
+        for x, more in ((x_a, more_a), (x_b, more_b)):
+            new = _future_rounds(x, more, replications, (a, b), rng)
+            futures.append(np.concatenate(
+                (np.broadcast_to(x, (replications, x.size)), new), axis=1))
+        with warnings.catch_warnings():
+            # The observed scores' ties, if any, were the caller's to hear about;
+            # a warning per simulated future would say nothing new.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            verdict = compare(*futures, [n], confidence, method=method,
+                              bounds=(a, b), minimize=minimize)
+        labels["a"][i] = verdict.evidence[:, 0]
+        labels["b"][i] = verdict.reverse_evidence[:, 0]
+    strong_a = np.mean(labels["a"] == "strong", axis=1)
+    strong_b = np.mean(labels["b"] == "strong", axis=1)
+    strong = strong_a + strong_b  # the two are exclusive (antisymmetric labels)
+    best = {label: np.mean((labels["a"] == label) | (labels["b"] == label), axis=1)
+            for label in ("fair", "weak")}
+    return VerdictPower(
+        more_rounds=plans, n=n, strong=strong,
+        strong_error=np.sqrt(strong * (1 - strong) / replications),
+        strong_a=strong_a, strong_b=strong_b, fair=best["fair"], weak=best["weak"],
+        replications=replications,
+        predictive=PREDICTIVE,
+        confidence=confidence, method=method, minimize=minimize)
