@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evp.bands import METHODS
+from evp.planning import DEFAULT_MORE_ROUNDS
 
 
 class UsageError(Exception):
@@ -374,6 +375,66 @@ def compare(args: argparse.Namespace) -> int:
     return _finish(table, out, draw)
 
 
+def plan(args: argparse.Namespace) -> int:
+    from evp.plot import cost_unit
+    from evp.tables import compare_models, plan_sentence, plan_table
+
+    if args.a == args.b:
+        raise UsageError(f"A and B are both {args.a!r}: name two different models "
+                         "to plan for")
+    if args.budget < 1:
+        raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
+                         f"{args.budget}")
+    args.names = {"scores_a": args.a, "scores_b": args.b}
+    out = _check_out(args.out)
+    results = _results(args, args.group)
+    if results.group is None:
+        raise UsageError("--group: name the column of model names, e.g. --group "
+                         "model (several Optuna studies: --study A,B)")
+    results = results.select([args.a, args.b])
+    if results.runs is not None:
+        raise UsageError("--runs: plans for repeated runs of an adaptive tuner are "
+                         "not made yet; plan from one random search per model")
+    today = compare_models(results, args.a, args.b, [args.budget], args.confidence,
+                           method=args.method)
+    table = plan_table(results, args.a, args.b, args.budget, args.more,
+                       args.confidence, method=args.method,
+                       replications=args.replications, rng=args.seed)
+    strength, winner = today.strength()[0], today.winner((args.a, args.b))[0]
+    _note(f"today, at n = {args.budget}: "
+          + (f"{strength} evidence that {winner} is better" if winner
+             else "no evidence either way"))
+    _note("the chances are predictions from the rounds so far (new rounds ranked "
+          "among them as random-search rounds are, with exponential tails beyond "
+          "the extremes); from a few rounds of scores with no ceiling they can be "
+          "too hopeful")
+    unit = args.cost_unit or cost_unit(results.cost)
+    sentence = plan_sentence(table, args.budget, unit=unit)
+
+    def draw():
+        from evp.plot import plot_plan
+
+        return plot_plan(table, (args.a, args.b), args.budget)
+
+    status = _finish(table, out, draw)
+    print(sentence)
+    return status
+
+
+def _more_rounds(text: str) -> list[int]:
+    """--more: extra rounds of each model, comma-separated whole numbers ≥ 0."""
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected whole numbers of rounds such as 10,20,50, got {text!r}"
+        ) from None
+    if not values or min(values) < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected whole numbers of rounds ≥ 0 such as 10,20,50, got {text!r}")
+    return sorted(set(values))
+
+
 def _beyond_rounds(ns: list[int], results) -> None:
     """Say where a budget asked for lies beyond a model's rounds."""
     rounds = {m: s.size for m, s in results.scores_as_read.items()}
@@ -717,6 +778,38 @@ def build_parser() -> argparse.ArgumentParser:
     two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density",
                      help="CDF band the tuning-curve bands are made from")
     two.set_defaults(handler=compare)
+
+    ahead = commands.add_parser(
+        "plan", parents=[common], help="how many more rounds settle A against B?",
+        usage="evp plan RESULTS --score COL --group COL A B --budget N "
+              "[--more 10,20,50,100] [--cost COL] [options]",
+        description="For each number of extra rounds of both models: the "
+                    "predicted chance that evp compare then gives strong evidence "
+                    "at budget N, each way; the rounds each model would still lack "
+                    "for its band to say anything at N; and, with --cost, what the "
+                    "extra rounds cost. Then one sentence: how many more rounds "
+                    "give an 80%% chance of a strong verdict, or that more rounds "
+                    "will not settle it.")
+    ahead.add_argument("--group", metavar="COL",
+                       help="column naming the model (default: none, so required, "
+                            "but for several Optuna studies: --study A,B names the "
+                            "models)")
+    ahead.add_argument("a", metavar="A", help="first model")
+    ahead.add_argument("b", metavar="B", help="second model")
+    ahead.add_argument("--budget", type=int, required=True, metavar="N",
+                       help="the budget (rounds of search) the verdict is read at")
+    ahead.add_argument("--more", type=_more_rounds, metavar="M,M,...",
+                       default=list(DEFAULT_MORE_ROUNDS),
+                       help="extra rounds of each model to weigh")
+    ahead.add_argument("--method", choices=BAND_METHODS,
+                       default="ld_highest_density",
+                       help="CDF band the tuning-curve bands are made from")
+    ahead.add_argument("--replications", type=int, default=1000, metavar="R",
+                       help="simulated futures per plan (the chances' Monte Carlo "
+                            "error is at most 0.5/sqrt(R))")
+    ahead.add_argument("--seed", type=int, default=0,
+                       help="seed of the simulated futures")
+    ahead.set_defaults(handler=plan)
 
     paper = commands.add_parser(
         "report", help="a report for a paper's appendix (HTML or Markdown)",

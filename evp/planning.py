@@ -62,6 +62,9 @@ from evp.bands import METHODS, compare
 
 __all__ = ["VerdictPower", "verdict_power"]
 
+#: The extra rounds of each model that a plan weighs by default.
+DEFAULT_MORE_ROUNDS = (10, 20, 50, 100)
+
 #: How future rounds are simulated, in words (see the module).
 PREDICTIVE = ("observed rounds kept; new rounds ranked among them as i.i.d. rounds "
               "are (Hill's A(n)), interpolated between observed scores, with "

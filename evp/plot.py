@@ -927,3 +927,39 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
         top.set_xlabel(f"expected {cost or 'cost'}")
         plain_log_axis(top.xaxis)
     return ax
+
+
+def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
+    """The chance of a strong verdict at `budget` against the extra rounds of each
+    model, one curve per direction and one for either way (± 2 Monte Carlo
+    standard errors), from :func:`evp.tables.plan_table`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    a, b = names
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(5.6, 3.4), layout="constrained")
+    extra = table["more rounds of each"].to_numpy()
+    curves = [(f"strong: {a} better", f"{a} better", PALETTE[0], "-"),
+              (f"strong: {b} better", f"{b} better", PALETTE[1], "-"),
+              ("strong either way", "either way", "0.2", "--")]
+    for column, label, color, style in curves:
+        ax.plot(extra, table[column].to_numpy(), style, color=color, marker="o",
+                markersize=3, label=label)
+    either = table["strong either way"].to_numpy()
+    spread = 2 * table["s.e."].to_numpy()
+    ax.fill_between(extra, np.clip(either - spread, 0, 1),
+                    np.clip(either + spread, 0, 1), color="0.2", alpha=0.12,
+                    linewidth=0)
+    ax.axhline(likely, color="0.6", linewidth=0.8, linestyle=":")
+    ax.set(ylim=(-0.02, 1.02), xlabel="more rounds of each model",
+           ylabel="chance of a strong verdict",
+           title=f"What more rounds would settle at n = {budget}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small",
+              title="strong evidence", title_fontsize="small")
+    return ax

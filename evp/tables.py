@@ -11,6 +11,8 @@ out. Nothing here draws.
 * :func:`comparison_table` — two models' bands and the evidence, per budget;
 * :func:`pairwise_comparisons` and :func:`verdict_table` — every pair of models;
 * :func:`budget_table` — the budget each model needs to reach a target;
+* :func:`plan_table` and :func:`plan_sentence` — how likely more rounds are to
+  settle a comparison, and what they cost;
 * :func:`tail_fits` and :func:`tail_table` — fitted noisy quadratic tails and
   their extrapolated median curves; :func:`extrapolation_table` and
   :func:`qq_table`, what their figures draw.
@@ -28,7 +30,14 @@ import pandas as pd
 
 from evp._validation import as_choice, renamed
 from evp.anytime import anytime_band, best_so_far, compare_runs
-from evp.bands import Comparison, TuningCurveBand, cdf_band, compare, tuning_curve_band
+from evp.bands import (
+    Comparison,
+    TuningCurveBand,
+    cdf_band,
+    compare,
+    rounds_needed,
+    tuning_curve_band,
+)
 from evp.estimators import (
     as_estimator,
     budget_to_reach,
@@ -37,6 +46,7 @@ from evp.estimators import (
     quantile_tuning_curve,
 )
 from evp.parametric import NoisyQuadraticDistribution, confidence_set
+from evp.planning import DEFAULT_MORE_ROUNDS, verdict_power
 from evp.results import Results, as_results
 
 __all__ = [
@@ -337,6 +347,77 @@ def verdict_table(comparisons: dict) -> pd.DataFrame:
                                                comparison.strength(), strict=True)}
         table[f"{a} vs {b}"] = [said.get(n, "–") for n in ns]
     return table
+
+
+def plan_table(results: Results, a: str, b: str, budget: int,
+               more=DEFAULT_MORE_ROUNDS, confidence: float = 0.8, *,
+               method: str = "ld_highest_density", replications: int = 1000,
+               rng=0) -> pd.DataFrame:
+    """What more rounds of models `a` and `b` would settle at `budget`.
+
+    One row per count in `more` (extra rounds of each model): the predicted
+    chance of strong evidence that a is better, that b is better, and either way
+    (with its Monte Carlo standard error), from :func:`evp.verdict_power`; the
+    rounds each model would then still lack for its median band to be
+    informative at `budget` (:func:`evp.rounds_needed`); and, with a cost
+    column, the expected cost of the extra rounds (both models). Failed rounds
+    count as the worst outcome, as in :func:`compare_models`.
+    """
+    if results.runs is not None:
+        raise ValueError("plan: repeated runs of an adaptive tuner (runs) are not "
+                         "planned yet; plan from one random search per model")
+    scores, _ = _finite(results)
+    # The failed rounds' stand-in lies outside the known limits: use them only
+    # when every round is a score.
+    bounds = results.limits if not results.has_failures else (None, None)
+    plan = verdict_power(scores[a], scores[b], budget, list(more), confidence,
+                         method=method, bounds=bounds, replications=replications,
+                         rng=rng, minimize=results.minimize)
+    extra = plan.more_rounds[:, 0]
+    needed = rounds_needed(budget, confidence, method=method)
+    table = pd.DataFrame({
+        "more rounds of each": extra,
+        f"strong: {a} better": plan.strong_a,
+        f"strong: {b} better": plan.strong_b,
+        "strong either way": plan.strong,
+        "s.e.": plan.strong_error,
+        f"{a} rounds still needed": np.maximum(needed - (len(scores[a]) + extra), 0),
+        f"{b} rounds still needed": np.maximum(needed - (len(scores[b]) + extra), 0),
+    })
+    costs = mean_cost_per_round(results)
+    if costs is not None:
+        table["expected cost"] = extra * (costs[a] + costs[b])
+    return table
+
+
+def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
+                  likely: float = 0.8, hopeless: float = 0.2) -> str:
+    """The plan in one sentence: the fewest extra rounds (from :func:`plan_table`)
+    that give a strong verdict at `budget` with chance `likely`, with their cost;
+    or that the models are too close when even the most rounds leave the chance
+    under `hopeless`; or the chance the most rounds give."""
+    chance = table["strong either way"].to_numpy()
+    extra = table["more rounds of each"].to_numpy()
+
+    def cost(row) -> str:
+        if "expected cost" not in table:
+            return ""
+        spent = table["expected cost"].iloc[row]
+        return f" (≈ {spent:.3g}{' ' + unit if unit else ''})"
+
+    enough = np.flatnonzero(chance >= likely)
+    if enough.size:
+        row = enough[0]
+        return (f"about {extra[row]} more rounds of each{cost(row)} give a "
+                f"{chance[row]:.0%} chance of a strong verdict at n = {budget}")
+    most = int(np.argmax(extra))
+    if chance[most] < hopeless:
+        return (f"more rounds will not settle this at n = {budget}: the models are "
+                f"too close (a {chance[most]:.0%} chance of a strong verdict even "
+                f"after {extra[most]} more rounds of each{cost(most)})")
+    return (f"{extra[most]} more rounds of each{cost(most)} give a {chance[most]:.0%} "
+            f"chance of a strong verdict at n = {budget}: more than that may be "
+            "needed")
 
 
 def weakest_final_score(results: Results, bounds=None) -> float:

@@ -130,7 +130,7 @@ def test_bad_input_is_one_line_without_traceback(args, results_csv, tmp_path,
     assert len(err.strip().splitlines()) == 1, err
 
 
-@pytest.mark.parametrize("command", ["curve", "compare", "reproduce", "run"])
+@pytest.mark.parametrize("command", ["curve", "compare", "plan", "reproduce", "run"])
 def test_help(command, capsys):
     with pytest.raises(SystemExit) as done:
         cli.main([command, "--help"])
@@ -400,7 +400,7 @@ def test_library_messages_speak_the_command_line():
 def test_every_option_has_help_and_its_default():
     parser = cli.build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    for name in ("curve", "compare"):
+    for name in ("curve", "compare", "plan"):
         command = commands[name]
         for action in command._actions:
             if not action.option_strings or action.help == "==SUPPRESS==":

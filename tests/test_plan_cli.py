@@ -1,0 +1,105 @@
+"""evp plan: what more rounds would settle, through the command line."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evp
+from evp import cli
+
+
+@pytest.fixture
+def close_models(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({
+        "model": ["bert"] * 15 + ["roberta"] * 15,
+        "acc": np.r_[rng.normal(0.80, 0.03, 15), rng.normal(0.83, 0.03, 15)],
+        "gpu_hours": rng.uniform(0.5, 1.5, 30),
+    })
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
+    path, frame = close_models
+    figure = tmp_path / "plan.png"
+    done = subprocess.run(
+        [sys.executable, "-m", "evp.cli", "plan", str(path), "--score", "acc",
+         "--group", "model", "bert", "roberta", "--budget", "5", "--more",
+         "10,50,300", "--cost", "gpu_hours", "--out", str(figure)],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert figure.stat().st_size > 0
+    sentence = done.stdout.strip().splitlines()[-1]
+    # The library's numbers, in the table.
+    plan = evp.verdict_power(frame.acc[:15], frame.acc[15:], 5, [10, 50, 300],
+                             replications=1000, rng=0)
+    assert f"{plan.strong[-1]:.4f}" in done.stdout
+    cost = frame.groupby("model")["gpu_hours"].mean().sum()
+    assert f"{300 * cost:.4f}" in done.stdout
+    # The sentence names the rounds, their cost in GPU hours and the budget.
+    assert plan.strong[-1] >= 0.8 > plan.strong[0]
+    first = [10, 50, 300][int(np.argmax(plan.strong >= 0.8))]
+    assert sentence.startswith(f"about {first} more rounds of each (≈ ")
+    assert "GPU hours)" in sentence and sentence.endswith("at n = 5")
+    assert "today, at n = 5" in done.stderr and "too hopeful" in done.stderr
+
+
+def test_plan_says_when_more_rounds_will_not_settle_it(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    same = rng.normal(0.8, 0.03, 40)
+    frame = pd.DataFrame({"model": ["a"] * 20 + ["b"] * 20, "acc": same})
+    path = tmp_path / "same.csv"
+    frame.to_csv(path, index=False)
+    status = cli.main(["plan", str(path), "--score", "acc", "--group", "model",
+                       "a", "b", "--budget", "3", "--more", "10,20"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "more rounds will not settle this at n = 3: the models are too close" in out
+
+
+def test_plan_reads_losses_the_right_way(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"model": ["good"] * 12 + ["bad"] * 12,
+                          "val_loss": np.r_[rng.normal(0.3, 0.05, 12),
+                                            rng.normal(0.6, 0.05, 12)]})
+    path = tmp_path / "losses.csv"
+    frame.to_csv(path, index=False)
+    status = cli.main(["plan", str(path), "--score", "val_loss", "--minimize",
+                       "--group", "model", "good", "bad", "--budget", "4",
+                       "--more", "30"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    row = out.splitlines()[1].split()
+    # strong: good better, strong: bad better
+    assert float(row[1]) > 0.9 and float(row[2]) == 0.0
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--budget", "0"], "--budget"),
+    (["--budget", "3", "--more", "-5"], "--more"),
+    (["--budget", "3", "--more", "ten"], "--more"),
+])
+def test_plan_refuses_bad_options_in_one_line(close_models, capsys, args, match):
+    path, _ = close_models
+    try:
+        status = cli.main(["plan", str(path), "--score", "acc", "--group", "model",
+                           "bert", "roberta", *args])
+    except SystemExit as exit:  # argparse refuses --more itself
+        status = exit.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert match in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_plan_refuses_a_model_against_itself(close_models, capsys):
+    path, _ = close_models
+    status = cli.main(["plan", str(path), "--score", "acc", "--group", "model",
+                       "bert", "bert", "--budget", "3"])
+    assert status == 2
+    assert "both 'bert'" in capsys.readouterr().err
