@@ -65,6 +65,7 @@ __all__ = [
     "Comparison",
     "TuningCurveBand",
     "band_coverage",
+    "bounded_budget",
     "cdf_band",
     "compare",
     "rounds_needed",
@@ -464,6 +465,33 @@ def rounds_needed(k, confidence: float = 0.8, *, method: str = "ld_highest_densi
                 low = middle + 1
         needed[index] = low
     return int(needed[0]) if scalar else needed
+
+
+def bounded_budget(n: int, confidence: float = 0.8, *,
+                   method: str = "ld_highest_density") -> int:
+    """The largest whole budget at which the median tuning-curve band from `n`
+    rounds is informative (0 if none): the inverse of :func:`rounds_needed`,
+    ``rounds_needed(k) <= n`` exactly for k up to it.
+
+    >>> import evp
+    >>> evp.bounded_budget(48), evp.rounds_needed(8), evp.rounds_needed(9)
+    (8, 47, 54)
+    """
+    if not (isinstance(n, (int, np.integer)) and n >= 1):
+        raise ValueError(f"n must be a whole number of rounds ≥ 1, got {n!r}")
+    confidence = as_probability(confidence, "confidence")
+    method = as_choice(method, "method", METHODS)
+    top = band_bounds(int(n), confidence, method)[0][-1]  # l_n
+    if top <= 0.5:
+        return 0
+    # l_n >= 0.5^(1/k) <=> k <= log 0.5 / log l_n; then settle the rounding
+    # exactly as the band does.
+    k = max(int(math.log(0.5) / math.log(top)), 1)
+    while k > 1 and rounds_needed(k, confidence, method=method) > n:
+        k -= 1
+    while rounds_needed(k + 1, confidence, method=method) <= n:
+        k += 1
+    return k if rounds_needed(k, confidence, method=method) <= n else 0
 
 
 def _curve_band_iv(ns, confidence, method, statistic, q, bounds, minimize, *samples):

@@ -151,3 +151,19 @@ def test_verdict_power_refuses_bad_input(change, match):
         arguments["scores_b"] = list(a)
     with pytest.raises(ValueError, match=match):
         evp.verdict_power(**arguments)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_bounded_budget_inverts_rounds_needed(method):
+    for n in (1, 3, 4, 12, 48, 200):
+        k = evp.bounded_budget(n, method=method)
+        if k == 0:
+            assert evp.rounds_needed(1, method=method) > n
+            continue
+        assert evp.rounds_needed(k, method=method) <= n
+        assert evp.rounds_needed(k + 1, method=method) > n
+        # The band from n rounds agrees.
+        assert _informative(n, k, 0.8, method, minimize=False)
+        assert not _informative(n, k + 1, 0.8, method, minimize=False)
+    with pytest.raises(ValueError, match="n must be"):
+        evp.bounded_budget(0)
