@@ -459,9 +459,13 @@ def report(args: argparse.Namespace) -> int:
     results = _results(args, args.group)
     models = None if args.models is None else [
         m.strip() for m in args.models.split(",") if m.strip()]
+    if args.budget is not None and args.budget < 1:
+        raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
+                         f"{args.budget}")
     built = build_report(results, models=models, target=args.target,
                          confidence=args.confidence, method=args.method,
-                         strategy=args.strategy, title=args.title)
+                         strategy=args.strategy, title=args.title,
+                         budget=args.budget)
     for note in built.notes[1:]:
         if note not in results.notes:  # the reader's notes are said already
             _note(note)
@@ -845,6 +849,10 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--method", choices=BAND_METHODS,
                        default="ld_highest_density",
                        help="CDF band the tuning-curve bands are made from")
+    paper.add_argument("--budget", type=int, metavar="N",
+                       help="the budget at which 'what would settle it' plans a "
+                            "strong verdict for each pair without one (default: "
+                            "per pair, the largest budget its rounds can bound)")
     paper.add_argument("--strategy", metavar="TEXT",
                        help="how hyperparameters were chosen, e.g. 'random search' "
                             "(default: as recorded in the results, else to fill in)")

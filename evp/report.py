@@ -226,7 +226,7 @@ def _recorded(rounds: pd.DataFrame, columns) -> str:
 def build_report(results, *, models=None, minimize: bool | None = None,
                  target: float | None = None, confidence: float = 0.8,
                  method: str = "ld_highest_density", strategy: str | None = None,
-                 title: str | None = None) -> Report:
+                 title: str | None = None, budget: int | None = None) -> Report:
     r"""Fill in the reporting checklist and draw the curves for a search's results.
 
     Parameters
@@ -250,6 +250,10 @@ def build_report(results, *, models=None, minimize: bool | None = None,
         model"); default ``results.strategy`` when a reader recorded it, else "to
         fill in".
     title : str, optional
+    budget : int, optional
+        The budget at which "what would settle it" asks for a strong verdict,
+        for every pair without one; default, per pair, the largest budget its
+        rounds can bound (:func:`evp.bounded_budget`).
 
     Returns
     -------
@@ -316,7 +320,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sections, figures = _body(results, target, confidence, method)
+        sections, figures = _body(results, target, confidence, method, budget)
     notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
     notes += [f"Warning: {w}" for w in results.warnings]  # said first
@@ -396,7 +400,29 @@ def _from_drawing(caught) -> bool:
     return "matplotlib" in where or "seaborn" in where
 
 
-def _body(results, target, confidence, method):
+def _what_would_settle(results, comparisons, budget, confidence, method):
+    """For every pair without a strong verdict at the budget of interest, how many
+    more rounds of each give one (evp plan's sentence). The budget: `budget`, or
+    the largest one the pair's rounds can bound today."""
+    from evp.bands import bounded_budget
+    from evp.plot import cost_unit
+    from evp.tables import compare_models, plan_sentence, plan_table
+
+    unit = cost_unit(results.cost)
+    sentences = []
+    for a, b in comparisons:
+        rounds = min(len(results.scores_as_read[a]), len(results.scores_as_read[b]))
+        at = budget or max(bounded_budget(rounds, confidence, method=method), 1)
+        today = compare_models(results, a, b, [at], confidence, method=method)
+        if today.strength()[0] == "strong":
+            continue
+        table = plan_table(results, a, b, at, confidence=confidence, method=method,
+                           replications=500)
+        sentences.append(f"{a} vs {b}: {plan_sentence(table, at, unit=unit)}.")
+    return sentences
+
+
+def _body(results, target, confidence, method, budget=None):
     """The sections after the checklist, and their figures."""
     import matplotlib
     import matplotlib.pyplot as plt
@@ -447,6 +473,10 @@ def _body(results, target, confidence, method):
     if results.runs is not None:
         sections.append(_runs_budgets(results, target))
         return sections, figures
+    settle = _what_would_settle(results, comparisons, budget, confidence, method)
+    if settle:
+        sections.append(("What would settle it: more rounds for a strong verdict "
+                         "(predicted from the rounds so far)", settle))
     if target is None:  # the weakest model's expected best after all its rounds
         target = weakest_final_score(results)
     if not np.isfinite(target):

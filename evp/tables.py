@@ -408,16 +408,17 @@ def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
     enough = np.flatnonzero(chance >= likely)
     if enough.size:
         row = enough[0]
-        return (f"about {extra[row]} more rounds of each{cost(row)} give a "
-                f"{chance[row]:.0%} chance of a strong verdict at n = {budget}")
+        return (f"about {extra[row]} more rounds of each{cost(row)} give a strong "
+                f"verdict at n = {budget} with a predicted chance of "
+                f"{chance[row]:.0%}")
     most = int(np.argmax(extra))
     if chance[most] < hopeless:
         return (f"more rounds will not settle this at n = {budget}: the models are "
-                f"too close (a {chance[most]:.0%} chance of a strong verdict even "
-                f"after {extra[most]} more rounds of each{cost(most)})")
-    return (f"{extra[most]} more rounds of each{cost(most)} give a {chance[most]:.0%} "
-            f"chance of a strong verdict at n = {budget}: more than that may be "
-            "needed")
+                f"too close (a predicted chance of {chance[most]:.0%} of a strong "
+                f"verdict even after {extra[most]} more rounds of each{cost(most)})")
+    return (f"{extra[most]} more rounds of each{cost(most)} give a strong verdict "
+            f"at n = {budget} with a predicted chance of {chance[most]:.0%}: more "
+            "than that may be needed")
 
 
 def weakest_final_score(results: Results, bounds=None) -> float:

@@ -45,7 +45,8 @@ def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
     assert plan.strong[-1] >= 0.8 > plan.strong[0]
     first = [10, 50, 300][int(np.argmax(plan.strong >= 0.8))]
     assert sentence.startswith(f"about {first} more rounds of each (≈ ")
-    assert "GPU hours)" in sentence and sentence.endswith("at n = 5")
+    assert "GPU hours) give a strong verdict at n = 5 with a predicted chance of" \
+        in sentence
     assert "today, at n = 5" in done.stderr and "too hopeful" in done.stderr
 
 

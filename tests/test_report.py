@@ -228,3 +228,21 @@ def test_a_tuners_hyperparameters_and_note_reach_the_report():
     assert f"layers ∈ {{{layers}}}" in space and "trial_id" not in space
     assert row(report, "Computing infrastructure")[model] == "hostname node-1"
     assert "Ray Tune experiment 'exp': 12 trials" in report.notes
+
+
+def test_what_would_settle_a_pair_without_a_strong_verdict():
+    from evp.report import build_report
+    from evp.results import Results
+    from evp.tables import plan_sentence, plan_table
+
+    rng = np.random.default_rng(3)
+    close = Results.from_scores({"a": rng.normal(0.80, 0.03, 15),
+                                 "b": rng.normal(0.83, 0.03, 15),
+                                 "far": rng.normal(0.2, 0.03, 15)})
+    sections = dict(build_report(close, budget=2).sections)
+    settle = next(v for k, v in sections.items() if k.startswith("What would settle"))
+    # a vs b has no strong verdict at n = 2: the plan's own sentence is there.
+    table = plan_table(close, "a", "b", 2, replications=500)
+    assert f"a vs b: {plan_sentence(table, 2)}." in settle
+    # Pairs with a strong verdict today need no plan.
+    assert not any(line.startswith(("a vs far", "b vs far")) for line in settle)
