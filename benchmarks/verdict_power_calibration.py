@@ -11,11 +11,8 @@ realised share. Run: python benchmarks/verdict_power_calibration.py [worlds]
 
 import sys
 import time
-import warnings
 
-import numpy as np
-
-import evp
+from evp.planning import calibration, reliability
 
 
 def _with_failures(rng, size, gap):
@@ -39,38 +36,17 @@ FAMILIES = {
 }
 
 
-def calibrate(draw, largest_gap, observed, *, n=4, more=(10, 30, 100), worlds=400,
-              replications=300, seed=0):
-    """Predicted and realised strong verdicts, (worlds, len(more)) each."""
-    rng = np.random.default_rng(seed)
-    predicted = np.zeros((worlds, len(more)))
-    realised = np.zeros((worlds, len(more)), dtype=bool)
-    for w in range(worlds):
-        gap = rng.uniform(0, largest_gap)
-        a, b = draw(rng, observed, gap), draw(rng, observed, 0.0)
-        predicted[w] = evp.verdict_power(a, b, n, list(more),
-                                         replications=replications, rng=rng).strong
-        for j, m in enumerate(more):
-            verdict = evp.compare(np.r_[a, draw(rng, m, gap)],
-                                  np.r_[b, draw(rng, m, 0.0)], [n])
-            realised[w, j] = "strong" in (verdict.evidence[0],
-                                          verdict.reverse_evidence[0])
-    return predicted, realised
-
-
 def main(worlds=400):
-    warnings.simplefilter("ignore", RuntimeWarning)  # ties of the failed rounds
     print(f"{worlds} worlds per family; budget 4; 10, 30 and 100 more rounds pooled")
     print(f"{'family':28s} {'mean pred':>9s} {'realised':>8s} "
           f"{'worst bin (pred → real)':>26s} {'time':>6s}")
     for name, (draw, largest_gap, observed) in FAMILIES.items():
         start = time.perf_counter()
-        predicted, realised = calibrate(draw, largest_gap, observed, worlds=worlds)
+        predicted, realised = calibration(draw, largest_gap, observed,
+                                          worlds=worlds, rng=0)
         elapsed = time.perf_counter() - start
         p, r = predicted.ravel(), realised.ravel()
-        bins = np.minimum((p * 5).astype(int), 4)
-        worst = max(((p[bins == k].mean(), r[bins == k].mean())
-                     for k in range(5) if (bins == k).sum() >= 20),
+        worst = max(((row[3], row[4]) for row in reliability(predicted, realised)),
                     key=lambda pair: abs(pair[0] - pair[1]))
         print(f"{name:28s} {p.mean():9.3f} {r.mean():8.3f} "
               f"{worst[0]:12.2f} → {worst[1]:.2f} ({worst[1] - worst[0]:+.2f}) "

@@ -60,7 +60,7 @@ import numpy as np
 from evp._validation import as_bool, as_bounds, as_choice, as_probability, as_scores
 from evp.bands import METHODS, compare
 
-__all__ = ["VerdictPower", "verdict_power"]
+__all__ = ["VerdictPower", "calibration", "verdict_power"]
 
 #: The extra rounds of each model that a plan weighs by default.
 DEFAULT_MORE_ROUNDS = (10, 20, 50, 100)
@@ -302,3 +302,53 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
         replications=replications,
         predictive=PREDICTIVE,
         confidence=confidence, method=method, minimize=minimize)
+
+
+def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,
+                more=(10, 30, 100), worlds: int = 400, replications: int = 300,
+                confidence: float = 0.8, method: str = "ld_highest_density",
+                rng=None, progress=None):
+    """Predicted against realised strong verdicts over simulated worlds.
+
+    Each world draws a gap uniformly from [0, `largest_gap`], then `observed`
+    rounds of model a, ``draw(rng, size, gap)``, and of model b,
+    ``draw(rng, size, 0)``. :func:`verdict_power` predicts, from those rounds
+    alone, the chance of a strong verdict at budget `n` after each count of
+    `more` rounds; the world then draws those rounds and :func:`evp.compare`
+    gives the realised verdict. `progress` optionally wraps the worlds' range
+    (a progress bar).
+
+    Returns
+    -------
+    predicted, realised : numpy.ndarray, shape (worlds, len(more))
+        The predicted chances, and whether the realised verdict was strong.
+    """
+    rng = np.random.default_rng(rng)
+    more = list(more)
+    predicted = np.zeros((worlds, len(more)))
+    realised = np.zeros((worlds, len(more)), dtype=bool)
+    for w in (progress or (lambda r: r))(range(worlds)):
+        gap = rng.uniform(0, largest_gap)
+        a, b = draw(rng, observed, gap), draw(rng, observed, 0.0)
+        predicted[w] = verdict_power(a, b, n, more, confidence, method=method,
+                                     replications=replications, rng=rng).strong
+        for j, m in enumerate(more):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # tied draws
+                verdict = compare(np.r_[a, draw(rng, m, gap)],
+                                  np.r_[b, draw(rng, m, 0.0)], [n], confidence,
+                                  method=method)
+            realised[w, j] = "strong" in (verdict.evidence[0],
+                                          verdict.reverse_evidence[0])
+    return predicted, realised
+
+
+def reliability(predicted, realised, *, bins: int = 5, least: int = 20):
+    """Binned calibration: for each bin of predicted chances (fifths by default)
+    holding at least `least` predictions, (low, high, count, mean predicted,
+    realised share), as a list of tuples."""
+    p, r = np.ravel(predicted), np.ravel(realised)
+    index = np.minimum((p * bins).astype(int), bins - 1)
+    return [(k / bins, (k + 1) / bins, int((index == k).sum()),
+             float(p[index == k].mean()), float(r[index == k].mean()))
+            for k in range(bins) if (index == k).sum() >= least]

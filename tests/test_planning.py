@@ -69,30 +69,23 @@ def test_rounds_needed_refuses_bad_input(bad, match):
 # ----------------------------------------------------------------- verdict_power
 
 
-def _world(rng, size, gap):
+def _world(rng, size, gap):  # model a (gap ahead), model b
     return rng.normal(gap, 1.0, size), rng.normal(0.0, 1.0, size)
 
 
 def test_verdict_power_is_calibrated_on_simulated_pairs():
     # Worlds with random gaps: the predicted chance of a strong verdict after 20
     # more rounds against whether the truth's 20 more rounds gave one.
-    rng = np.random.default_rng(1)
-    predicted, realised = [], []
-    for _ in range(150):
-        gap = rng.uniform(0, 2)
-        a, b = _world(rng, 12, gap)
-        predicted.append(evp.verdict_power(a, b, 4, 20, replications=200,
-                                           rng=rng).strong[0])
-        more_a, more_b = _world(rng, 20, gap)
-        verdict = evp.compare(np.r_[a, more_a], np.r_[b, more_b], [4])
-        realised.append("strong" in (verdict.evidence[0],
-                                     verdict.reverse_evidence[0]))
-    predicted, realised = np.array(predicted), np.array(realised)
+    from evp.planning import calibration, reliability
+
+    predicted, realised = calibration(
+        lambda rng, size, gap: rng.normal(gap, 1.0, size), 2.0, 12, more=[20],
+        worlds=150, replications=200, rng=1)
     assert abs(predicted.mean() - realised.mean()) < 0.08
-    for low, high in ((0, 0.5), (0.5, 1.01)):
-        chosen = (predicted >= low) & (predicted < high)
-        assert chosen.sum() >= 20
-        assert abs(predicted[chosen].mean() - realised[chosen].mean()) < 0.15
+    bins = reliability(predicted, realised, bins=2)
+    assert len(bins) == 2
+    for _, _, count, mean_predicted, share in bins:
+        assert count >= 20 and abs(mean_predicted - share) < 0.15
 
 
 def test_verdict_power_without_more_rounds_is_todays_verdict():
