@@ -406,8 +406,10 @@ def plan(args: argparse.Namespace) -> int:
              else "no evidence either way"))
     _note("the chances are predictions from the rounds so far (new rounds ranked "
           "among them as random-search rounds are, with exponential tails beyond "
-          "the extremes); from a few rounds of scores with no ceiling they can be "
-          "too hopeful")
+          "the extremes seen): too cautious for scores piled up under a ceiling, "
+          "too hopeful from a few rounds of scores with no ceiling; the column "
+          "'if none beyond the extremes' is the reading for a ceiling already "
+          "reached")
     unit = args.cost_unit or cost_unit(results.cost)
     sentence = plan_sentence(table, args.budget, unit=unit)
 

@@ -31,15 +31,25 @@ future rounds of each model given its N observed ones:
 The share of replications with a strong verdict is the prediction, with its Monte
 Carlo standard error.
 
-Calibration (``benchmarks/verdict_power_calibration.py``: 400 worlds per family
-with random gaps between the models, 12 observed rounds each, 10, 30 and 100
-more, budget 4; predictions binned by fifths against the realised share of
-strong verdicts): within 0.1 in every bin on normal scores (worst 0.92 predicted,
-0.82 realised), on uniform ones and with a 20% failure mass; conservative on
-scores with a long tail on the *bad* side (0.71 predicted, 0.83 realised); and
-over-predicting when the long tail is on the *best* side, where scores have no
-ceiling (0.89 predicted, 0.43 realised from 12 rounds; 0.93 and 0.81 from 48): a
-few rounds cannot show how far such a tail reaches.
+Calibration (``benchmarks/verdict_power_calibration.py``: 400 worlds per family,
+the gap between the models uniform up to two standard deviations, 12 observed
+rounds each, 10, 30 and 100 more, budget 4; predictions binned by fifths against
+the realised share of strong verdicts; the worst bin):
+
+* within about 0.1 on normal scores (0.92 predicted, 0.82 realised), uniform ones
+  (0.71, 0.82), with a 20% failure mass (0.70, 0.64), on a noisy quadratic tail
+  with c = 4 (0.70, 0.56) and with 48 rounds of scores with a long best-side tail
+  (0.29, 0.20);
+* too cautious where the scores pile up under a ceiling (a noisy quadratic tail
+  with c = 1: 0.72 predicted, 0.95 realised) or have a long *bad* tail (0.72,
+  0.84): the exponential tail beyond the best score seen is then too long;
+* too hopeful from 12 rounds of scores with a long *best* tail and no ceiling
+  (0.91, 0.63): a few rounds cannot show how far it reaches.
+
+``strong_light`` reads the same simulated rounds with nothing beyond the extremes
+seen: the reading for a ceiling already reached (0.28 predicted, 0.37 realised,
+for c = 1), too hopeful elsewhere. Where the two readings differ, the answer hangs
+on the tail, and the rounds so far cannot settle which reading holds.
 
 References
 ----------
@@ -89,6 +99,12 @@ class VerdictPower:
         Strong evidence that a beats b, and that b beats a.
     fair, weak : numpy.ndarray, shape (M,)
         Probability that the best verdict either way is fair, or weak.
+    strong_light : numpy.ndarray, shape (M,)
+        Probability of strong evidence either way if no score lay beyond the
+        extremes seen so far (the same simulated rounds, their tails cut back to
+        the extremes): the reading for scores with a ceiling already reached.
+        Where it differs from `strong`, the answer hangs on the tail, which the
+        rounds so far cannot show.
     replications : int
     predictive : str
         How future rounds were drawn, in words.
@@ -104,6 +120,7 @@ class VerdictPower:
     strong_b: np.ndarray
     fair: np.ndarray
     weak: np.ndarray
+    strong_light: np.ndarray
     replications: int
     predictive: str
     confidence: float
@@ -124,6 +141,7 @@ class VerdictPower:
             f"strong: {b} better": self.strong_b,
             "fair": self.fair,
             "weak": self.weak,
+            "strong, none beyond the extremes": self.strong_light,
         })
 
 
@@ -168,10 +186,15 @@ def _future_rounds(x, more, replications, bounds, rng):
     draws the N observed and the new rounds' positions as uniforms u, so that a
     new round falls in each of the N + 1 gaps with probability 1/(N + 1);
     inside a gap its value is interpolated linearly in u, beyond the observed
-    extremes it follows an exponential tail fitted to the extreme scores."""
+    extremes it follows an exponential tail fitted to the extreme scores.
+
+    Returns those rounds, and the same rounds had no score lain beyond the
+    observed extremes (the extremes repeat there): a light-tailed reading with
+    the same random numbers."""
     size = x.size
     u_obs = np.sort(rng.random((replications, size)), axis=1)
-    u_new = rng.random((replications, more))
+    # (Never exactly 0, where the lower tail's quantile function is infinite.)
+    u_new = np.maximum(rng.random((replications, more)), np.finfo(float).tiny)
     # Gap of each new round: the observed uniforms below it.
     gap = np.empty((replications, more), dtype=int)
     for r in range(replications):
@@ -188,11 +211,23 @@ def _future_rounds(x, more, replications, bounds, rng):
     with np.errstate(divide="ignore"):
         above = x[-1] + high_scale * np.log((1 - u_obs[:, -1:]) / (1 - u_new))
         below = x[0] - low_scale * np.log(u_obs[:, :1] / u_new)
-    values = np.where(gap == size, above, np.where(gap == 0, below, values))
-    a, b = bounds
-    for _ in range(2):
-        values = np.where(values < a, 2 * a - values, values)
-        values = np.where(values > b, 2 * b - values, values)
+    tailed = np.where(gap == size, above, np.where(gap == 0, below, values))
+    # The same rounds if no score lay beyond those seen: the extremes repeat.
+    light = np.where(gap == size, x[-1], np.where(gap == 0, x[0], values))
+    return _reflected(tailed, *bounds), light
+
+
+def _reflected(values, a, b):
+    """Values folded into [a, b] by reflection at the bounds (as a kernel's mass
+    is kept inside a bounded range), however far outside they fall."""
+    if math.isfinite(a) and math.isfinite(b):
+        width = b - a
+        offset = np.mod(values - a, 2 * width)
+        return a + np.where(offset <= width, offset, 2 * width - offset)
+    if math.isfinite(a):
+        return np.where(values < a, 2 * a - values, values)
+    if math.isfinite(b):
+        return np.where(values > b, 2 * b - values, values)
     return values
 
 
@@ -206,10 +241,11 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     give *strong* evidence at budget `n`, either way? The prediction simulates
     the new rounds from the observed ones (see the module: their ranks exactly,
     their values interpolated, exponential tails of uncertain scale beyond the
-    extremes). Its calibration, measured, is within 0.1 for normal, uniform
-    and failure-prone scores; with a long tail on the best side (no ceiling)
-    and few rounds it over-predicts (see the module), since a few rounds cannot
-    show how far that tail reaches.
+    extremes). Its calibration is measured (see the module): within about 0.1
+    for normal, uniform and failure-prone scores; too cautious under a ceiling
+    the scores pile up against; too hopeful from a few rounds of scores with a
+    long best-side tail. ``.strong_light`` gives the reading with nothing beyond
+    the extremes seen.
 
     Parameters
     ----------
@@ -276,20 +312,27 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     rng = np.random.default_rng(rng)
     labels = {name: np.empty((len(plans), replications), dtype="<U6")
               for name in ("a", "b")}
+    light = np.empty((len(plans), replications), dtype=bool)
     for i, (more_a, more_b) in enumerate(plans):
-        futures = []
+        futures = {"tailed": [], "light": []}
         for x, more in ((x_a, more_a), (x_b, more_b)):
-            new = _future_rounds(x, more, replications, (a, b), rng)
-            futures.append(np.concatenate(
-                (np.broadcast_to(x, (replications, x.size)), new), axis=1))
+            observed = np.broadcast_to(x, (replications, x.size))
+            tailed, light_new = _future_rounds(x, more, replications, (a, b), rng)
+            futures["tailed"].append(np.concatenate((observed, tailed), axis=1))
+            futures["light"].append(np.concatenate((observed, light_new), axis=1))
         with warnings.catch_warnings():
             # The observed scores' ties, if any, were the caller's to hear about;
-            # a warning per simulated future would say nothing new.
+            # a warning per simulated future would say nothing new (and the light
+            # reading repeats the extremes on purpose).
             warnings.simplefilter("ignore", RuntimeWarning)
-            verdict = compare(*futures, [n], confidence, method=method,
-                              bounds=(a, b), minimize=minimize)
+            verdict, verdict_light = (
+                compare(*futures[reading], [n], confidence, method=method,
+                        bounds=(a, b), minimize=minimize)
+                for reading in ("tailed", "light"))
         labels["a"][i] = verdict.evidence[:, 0]
         labels["b"][i] = verdict.reverse_evidence[:, 0]
+        light[i] = ((verdict_light.evidence[:, 0] == "strong")
+                    | (verdict_light.reverse_evidence[:, 0] == "strong"))
     strong_a = np.mean(labels["a"] == "strong", axis=1)
     strong_b = np.mean(labels["b"] == "strong", axis=1)
     strong = strong_a + strong_b  # the two are exclusive (antisymmetric labels)
@@ -299,6 +342,7 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
         more_rounds=plans, n=n, strong=strong,
         strong_error=np.sqrt(strong * (1 - strong) / replications),
         strong_a=strong_a, strong_b=strong_b, fair=best["fair"], weak=best["weak"],
+        strong_light=light.mean(axis=1),
         replications=replications,
         predictive=PREDICTIVE,
         confidence=confidence, method=method, minimize=minimize)
@@ -320,18 +364,21 @@ def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,
 
     Returns
     -------
-    predicted, realised : numpy.ndarray, shape (worlds, len(more))
-        The predicted chances, and whether the realised verdict was strong.
+    predicted, light, realised : numpy.ndarray, shape (worlds, len(more))
+        The predicted chances (``.strong`` and ``.strong_light``), and whether
+        the realised verdict was strong.
     """
     rng = np.random.default_rng(rng)
     more = list(more)
     predicted = np.zeros((worlds, len(more)))
+    light = np.zeros((worlds, len(more)))
     realised = np.zeros((worlds, len(more)), dtype=bool)
     for w in (progress or (lambda r: r))(range(worlds)):
         gap = rng.uniform(0, largest_gap)
         a, b = draw(rng, observed, gap), draw(rng, observed, 0.0)
-        predicted[w] = verdict_power(a, b, n, more, confidence, method=method,
-                                     replications=replications, rng=rng).strong
+        plan = verdict_power(a, b, n, more, confidence, method=method,
+                             replications=replications, rng=rng)
+        predicted[w], light[w] = plan.strong, plan.strong_light
         for j, m in enumerate(more):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # tied draws
@@ -340,7 +387,7 @@ def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,
                                   method=method)
             realised[w, j] = "strong" in (verdict.evidence[0],
                                           verdict.reverse_evidence[0])
-    return predicted, realised
+    return predicted, light, realised
 
 
 def reliability(predicted, realised, *, bins: int = 5, least: int = 20):

@@ -947,7 +947,9 @@ def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
     extra = table["more rounds of each"].to_numpy()
     curves = [(f"strong: {a} better", f"{a} better", PALETTE[0], "-"),
               (f"strong: {b} better", f"{b} better", PALETTE[1], "-"),
-              ("strong either way", "either way", "0.2", "--")]
+              ("strong either way", "either way", "0.2", "--"),
+              ("if none beyond the extremes", "either way, if no score lies\nbeyond "
+               "those seen", "0.55", ":")]
     for column, label, color, style in curves:
         ax.plot(extra, table[column].to_numpy(), style, color=color, marker="o",
                 markersize=3, label=label)

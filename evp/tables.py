@@ -357,7 +357,8 @@ def plan_table(results: Results, a: str, b: str, budget: int,
 
     One row per count in `more` (extra rounds of each model): the predicted
     chance of strong evidence that a is better, that b is better, and either way
-    (with its Monte Carlo standard error), from :func:`evp.verdict_power`; the
+    (with its Monte Carlo standard error), and either way if no score lay beyond
+    the extremes seen so far, from :func:`evp.verdict_power`; the
     rounds each model would then still lack for its median band to be
     informative at `budget` (:func:`evp.rounds_needed`); and, with a cost
     column, the expected cost of the extra rounds (both models). Failed rounds
@@ -381,6 +382,7 @@ def plan_table(results: Results, a: str, b: str, budget: int,
         f"strong: {b} better": plan.strong_b,
         "strong either way": plan.strong,
         "s.e.": plan.strong_error,
+        "if none beyond the extremes": plan.strong_light,
         f"{a} rounds still needed": np.maximum(needed - (len(scores[a]) + extra), 0),
         f"{b} rounds still needed": np.maximum(needed - (len(scores[b]) + extra), 0),
     })
@@ -405,20 +407,29 @@ def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
         spent = table["expected cost"].iloc[row]
         return f" (≈ {spent:.3g}{' ' + unit if unit else ''})"
 
+    light = table["if none beyond the extremes"].to_numpy()
+
+    def tail(row) -> str:
+        # Where the unseen tail decides, say so: the rounds so far cannot.
+        if abs(light[row] - chance[row]) < 0.2:
+            return ""
+        return (f" ({light[row]:.0%} if no score lies beyond those seen: the answer "
+                "hangs on the tail)")
+
     enough = np.flatnonzero(chance >= likely)
     if enough.size:
         row = enough[0]
         return (f"about {extra[row]} more rounds of each{cost(row)} give a strong "
                 f"verdict at n = {budget} with a predicted chance of "
-                f"{chance[row]:.0%}")
+                f"{chance[row]:.0%}{tail(row)}")
     most = int(np.argmax(extra))
-    if chance[most] < hopeless:
+    if chance[most] < hopeless and light[most] < hopeless:
         return (f"more rounds will not settle this at n = {budget}: the models are "
                 f"too close (a predicted chance of {chance[most]:.0%} of a strong "
                 f"verdict even after {extra[most]} more rounds of each{cost(most)})")
     return (f"{extra[most]} more rounds of each{cost(most)} give a strong verdict "
-            f"at n = {budget} with a predicted chance of {chance[most]:.0%}: more "
-            "than that may be needed")
+            f"at n = {budget} with a predicted chance of {chance[most]:.0%}"
+            f"{tail(most)}: more than that may be needed")
 
 
 def weakest_final_score(results: Results, bounds=None) -> float:

@@ -48,6 +48,7 @@ def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
     assert "GPU hours) give a strong verdict at n = 5 with a predicted chance of" \
         in sentence
     assert "today, at n = 5" in done.stderr and "too hopeful" in done.stderr
+    assert "if none beyond the extremes" in done.stdout
 
 
 def test_plan_says_when_more_rounds_will_not_settle_it(tmp_path, capsys):

@@ -78,7 +78,7 @@ def test_verdict_power_is_calibrated_on_simulated_pairs():
     # more rounds against whether the truth's 20 more rounds gave one.
     from evp.planning import calibration, reliability
 
-    predicted, realised = calibration(
+    predicted, _, realised = calibration(
         lambda rng, size, gap: rng.normal(gap, 1.0, size), 2.0, 12, more=[20],
         worlds=150, replications=200, rng=1)
     assert abs(predicted.mean() - realised.mean()) < 0.08
@@ -160,3 +160,21 @@ def test_bounded_budget_inverts_rounds_needed(method):
         assert not _informative(n, k + 1, 0.8, method, minimize=False)
     with pytest.raises(ValueError, match="n must be"):
         evp.bounded_budget(0)
+
+
+def test_verdict_power_keeps_new_rounds_inside_known_bounds():
+    # Two failed rounds at 0.33 among accuracies near 0.9 give the lower tail a
+    # wide scale; simulated rounds far below 0 must fold back inside [0, 1].
+    rng = np.random.default_rng(5)
+    a = np.r_[0.33, 0.34, rng.uniform(0.85, 0.9, 10)]
+    b = np.r_[0.33, rng.uniform(0.84, 0.88, 11)]
+    plan = evp.verdict_power(a, b, 4, [50, 500], bounds=(0, 1), replications=300,
+                             rng=0)
+    assert np.all((plan.strong >= 0) & (plan.strong <= 1))
+    from evp.planning import _future_rounds
+
+    new, light = _future_rounds(np.sort(a), 500, 300, (0.0, 1.0),
+                                np.random.default_rng(0))
+    assert new.min() >= 0 and new.max() <= 1 and np.isfinite(new).all()
+    # The light reading never leaves the observed range.
+    assert light.min() >= a.min() and light.max() <= a.max()
