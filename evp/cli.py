@@ -399,7 +399,8 @@ def plan(args: argparse.Namespace) -> int:
                            method=args.method)
     table = plan_table(results, args.a, args.b, args.budget, args.more,
                        args.confidence, method=args.method,
-                       replications=args.replications, rng=args.seed)
+                       replications=args.replications, rng=args.seed,
+                       tail=args.tail)
     strength, winner = today.strength()[0], today.winner((args.a, args.b))[0]
     _note(f"today, at n = {args.budget}: "
           + (f"{strength} evidence that {winner} is better" if winner
@@ -815,6 +816,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "error is at most 0.5/sqrt(R))")
     ahead.add_argument("--seed", type=int, default=0,
                        help="seed of the simulated futures")
+    ahead.add_argument("--tail", choices=("exponential", "quadratic"),
+                       default="exponential",
+                       help="new rounds beyond the best score seen: an exponential "
+                            "tail of uncertain scale, or a noisy quadratic fitted "
+                            "to the best scores where one passes its "
+                            "goodness-of-fit check (from a few rounds the less "
+                            "well calibrated)")
     ahead.set_defaults(handler=plan)
 
     paper = commands.add_parser(

@@ -352,7 +352,7 @@ def verdict_table(comparisons: dict) -> pd.DataFrame:
 def plan_table(results: Results, a: str, b: str, budget: int,
                more=DEFAULT_MORE_ROUNDS, confidence: float = 0.8, *,
                method: str = "ld_highest_density", replications: int = 1000,
-               rng=0) -> pd.DataFrame:
+               rng=0, tail: str = "exponential") -> pd.DataFrame:
     """What more rounds of models `a` and `b` would settle at `budget`.
 
     One row per count in `more` (extra rounds of each model): the predicted
@@ -362,7 +362,8 @@ def plan_table(results: Results, a: str, b: str, budget: int,
     rounds each model would then still lack for its median band to be
     informative at `budget` (:func:`evp.rounds_needed`); and, with a cost
     column, the expected cost of the extra rounds (both models). Failed rounds
-    count as the worst outcome, as in :func:`compare_models`.
+    count as the worst outcome, as in :func:`compare_models`. `tail` is
+    :func:`evp.verdict_power`'s.
     """
     if results.runs is not None:
         raise ValueError("plan: repeated runs of an adaptive tuner (runs) are not "
@@ -373,7 +374,7 @@ def plan_table(results: Results, a: str, b: str, budget: int,
     bounds = results.limits if not results.has_failures else (None, None)
     plan = verdict_power(scores[a], scores[b], budget, list(more), confidence,
                          method=method, bounds=bounds, replications=replications,
-                         rng=rng, minimize=results.minimize)
+                         rng=rng, minimize=results.minimize, tail=tail)
     extra = plan.more_rounds[:, 0]
     needed = rounds_needed(budget, confidence, method=method)
     table = pd.DataFrame({

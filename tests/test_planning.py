@@ -178,3 +178,26 @@ def test_verdict_power_keeps_new_rounds_inside_known_bounds():
     assert new.min() >= 0 and new.max() <= 1 and np.isfinite(new).all()
     # The light reading never leaves the observed range.
     assert light.min() >= a.min() and light.max() <= a.max()
+
+
+def test_verdict_power_says_which_tail_each_model_got():
+    from evp.parametric import NoisyQuadraticDistribution
+
+    rng = np.random.default_rng(6)
+    ceiling = NoisyQuadraticDistribution(0.3, 0.9, 1, 0.01)
+    a, b = ceiling.sample(40, rng=rng) + 0.05, ceiling.sample(40, rng=rng)
+    plain = evp.verdict_power(a, b, 4, 20, replications=100, rng=0)
+    assert plain.tails == ("exponential", "exponential")
+    fitted = evp.verdict_power(a, b, 4, 20, replications=100, rng=0,
+                               tail="quadratic")
+    assert all(t.startswith("noisy quadratic (c = ") for t in fitted.tails)
+    # New rounds beyond a model's best follow its fitted tail: never past the
+    # fitted ceiling (b plus a few noise widths), unlike an exponential tail.
+    from evp.planning import _best_tail, _future_rounds
+
+    chosen = _best_tail(np.sort(a), minimize=False)
+    new, _ = _future_rounds(np.sort(a), 200, 200, (-np.inf, np.inf),
+                            np.random.default_rng(0), chosen.fit)
+    assert new.max() <= chosen.fit.b + 8 * chosen.fit.o + 1e-9
+    with pytest.raises(ValueError, match="tail"):
+        evp.verdict_power(a, b, 4, 20, tail="pareto")
