@@ -28,14 +28,22 @@ reproduce: $(VENV)/.notebooks
 ## test: lint, unit and property tests and the docstrings' examples, then nbval over
 ## the executed notebooks
 # (the nbgrader assignments are graded by nbgrader itself in tests/test_assignments.py)
-# The report's browser test renders a page in Debian's Chromium: installed here when
-# missing and possible (as root), else that test is skipped and says why.
-APT_CHROMIUM := apt-get install -y -qq --no-install-recommends chromium
+# The report's browser test renders a page in Debian's Chromium, and the LaTeX tests
+# compile with pdflatex and read the PDF back with poppler: installed here when
+# missing and possible (as root), else those tests are skipped and say why.
+DEBIAN_TOOLS := chromium:chromium pdflatex:texlive-latex-recommended \
+	pdftotext:poppler-utils
+APT_INSTALL := apt-get install -y -qq --no-install-recommends
 test: $(VENV)/.dev
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
-		{ $(APT_CHROMIUM) || { apt-get update -qq && $(APT_CHROMIUM); }; } \
-		>/dev/null 2>&1; } || echo "chromium could not be installed: the report's \
-	browser test will be skipped"
+	@missing=; for pair in $(DEBIAN_TOOLS); do \
+		command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		{ [ "$$(id -u)" = 0 ] && { $(APT_INSTALL) $$missing || \
+			{ apt-get update -qq && $(APT_INSTALL) $$missing; }; } \
+			>/dev/null 2>&1; } || echo "could not install$$missing: the tests \
+	that need them will be skipped"; \
+	fi
 	$(BIN)/ruff check evp tests benchmarks
 	@# nbval checks the executed notebooks on the other core while the tests run;
 	@# their figures go to a temporary folder, so the checkout stays as it is.

@@ -2,9 +2,9 @@
 
     evp curve RESULTS --score COL [--group COL | --pool] [--estimator v|u|w]
               [--method METHOD --confidence 0.8] [--ns 1,5,10|all]
-              [--out FILE.csv|.png|.pdf|.svg]
+              [--out FILE.csv|.tex|.png|.pdf|.svg]
     evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
-              [--cost COL] [--out FILE.csv|.png|.pdf|.svg]
+              [--cost COL] [--out FILE.csv|.tex|.png|.pdf|.svg]
     evp reproduce [--only NAME] [-p key=value ...]
     evp run NOTEBOOK RESULTS --score COL [--group COL] [--models A,B] [--minimize]
             [--cost COL] [-p NAME=VALUE ...] [--out DIR]
@@ -202,10 +202,23 @@ def _check_out(out: str | None) -> Path | None:
     if out is None:
         return None
     path = Path(out)
-    if path.suffix.lower() not in (".csv", *FIGURE_SUFFIXES):
-        raise UsageError(f"--out must end in .csv or {', '.join(FIGURE_SUFFIXES)}, "
-                         f"got {path.name}")
+    if path.suffix.lower() not in (".csv", ".tex", *FIGURE_SUFFIXES):
+        raise UsageError(f"--out must end in .csv, .tex (a LaTeX table) or "
+                         f"{', '.join(FIGURE_SUFFIXES)}, got {path.name}")
     return path
+
+
+def _caption(what: str, results, args) -> str:
+    """A LaTeX table's caption: what it shows, the band's method and confidence,
+    and the rounds behind it."""
+    from evp.plot import METHOD_NAMES
+
+    rounds = ", ".join(f"{results.scores_as_read[m].size} of {results.label(m)}"
+                       for m in results.models)
+    method = METHOD_NAMES.get(args.method or "ld_highest_density", args.method)
+    return (f"{what}: {args.confidence:.0%} {method} bands; rounds: {rounds}; "
+            f"score: {results.score_name}"
+            + (" (a loss, lower is better)" if results.minimize else "") + ".")
 
 
 def _print_table(table) -> None:
@@ -220,14 +233,18 @@ def _save_figure(result, out: Path) -> None:
     _save(first.figure, out)
 
 
-def _finish(table, out: Path | None, draw) -> int:
-    """Print the table, then write it (.csv) or the figure `draw()` returns to
-    --out."""
+def _finish(table, out: Path | None, draw, caption: str = "") -> int:
+    """Print the table, then write it (.csv, or .tex with `caption`) or the figure
+    `draw()` returns to --out."""
     _print_table(table)
     if out is None:
         return 0
     if out.suffix.lower() == ".csv":
         table.to_csv(out, index=False)
+    elif out.suffix.lower() == ".tex":
+        from evp.latex import latex_table
+
+        out.write_text(latex_table(table, caption=caption), encoding="utf-8")
     else:
         import matplotlib
 
@@ -293,7 +310,10 @@ def curve(args: argparse.Namespace) -> int:
             ns=ns if isinstance(ns, list) else None,
             x="cost" if args.cost else "trials")
 
-    return _finish(table, out, draw)
+    what = ("Median best score so far across the runs" if results.runs is not None
+            else f"Tuning curves ({args.estimator} estimator) and median tuning "
+                 "curves")
+    return _finish(table, out, draw, _caption(what, results, args))
 
 
 def _tail(args, results, ns, out) -> int:
@@ -338,7 +358,9 @@ def _tail(args, results, ns, out) -> int:
             axes.flat[0].legend(fontsize="small")
         return axes.flat[0]
 
-    return _finish(table, out, draw)
+    return _finish(table, out, draw, _caption(
+        f"Tuning curves by the fitted noisy quadratic tail beyond {threshold:g}",
+        results, args))
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -372,7 +394,8 @@ def compare(args: argparse.Namespace) -> int:
                                minimize=results.minimize, costs=costs,
                                cost=results.cost, cost_unit=args.cost_unit)
 
-    return _finish(table, out, draw)
+    return _finish(table, out, draw, _caption(
+        f"{args.a} against {args.b}: the evidence at each budget", results, args))
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -419,7 +442,10 @@ def plan(args: argparse.Namespace) -> int:
 
         return plot_plan(table, (args.a, args.b), args.budget)
 
-    status = _finish(table, out, draw)
+    status = _finish(table, out, draw, _caption(
+        f"{args.a} against {args.b}: the chance of a strong verdict at n = "
+        f"{args.budget} after more rounds ({args.replications} simulated futures)",
+        results, args))
     print(sentence)
     return status
 
@@ -455,8 +481,8 @@ def report(args: argparse.Namespace) -> int:
     from evp.report import build_report
 
     out = Path(args.out)
-    if out.suffix.lower() not in (".html", ".htm", ".md", ".markdown"):
-        raise UsageError(f"--out must end in .html or .md, got {args.out!r}")
+    if out.suffix.lower() not in (".html", ".htm", ".md", ".markdown", ".tex"):
+        raise UsageError(f"--out must end in .html, .md or .tex, got {args.out!r}")
     if not out.parent.is_dir():
         raise UsageError(f"--out: no folder {str(out.parent)!r}; create it first")
     results = _results(args, args.group)
@@ -733,8 +759,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="unit of --cost for the figure's axis (default: read "
                              "off the column's name, e.g. seconds → s)")
     common.add_argument("--out", metavar="FILE",
-                        help="also write the table (.csv) or a figure (.png, .pdf, "
-                             ".svg) (default: print only)")
+                        help="also write the table (.csv, or .tex: a booktabs "
+                             "LaTeX table) or a figure (.png, .pdf, .svg) "
+                             "(default: print only)")
     _input_options(common)
 
     one = commands.add_parser(
@@ -869,8 +896,9 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--title", metavar="TEXT",
                        help="the report's title (default: named after the score)")
     paper.add_argument("--out", required=True, metavar="FILE",
-                       help="report.html (one self-contained page) or report.md "
-                            "(with its figures in a folder beside it)")
+                       help="report.html (one self-contained page), report.md or "
+                            "appendix.tex (a LaTeX section to \\input; both with "
+                            "their figures in a folder beside them)")
     _input_options(paper)
     paper.set_defaults(handler=report)
 

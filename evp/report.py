@@ -55,6 +55,8 @@ class Report:
     figures : dict of str to bytes
         PNG images by name.
     notes : list of str
+    vector_figures : dict of str to bytes
+        The same figures as PDF, for LaTeX (:meth:`to_latex`).
     """
 
     title: str
@@ -62,6 +64,7 @@ class Report:
     sections: list = field(default_factory=list)
     figures: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    vector_figures: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (f"Report({self.title!r}, {self.checklist.shape[1] - 1} model(s), "
@@ -100,20 +103,58 @@ class Report:
                 parts.append("\n".join(f"- {sentence}" for sentence in content))
         return "\n\n".join(parts) + "\n"
 
+    def to_latex(self, figures_folder: str = "figures") -> str:
+        r"""The same content as a LaTeX ``\section`` to ``\input`` into a paper's
+        appendix: the checklist and the tables as ``booktabs`` tables, the figures
+        as ``figures_folder/NAME.pdf`` (:meth:`save` writes them there), every
+        string escaped. The paper's preamble needs :data:`evp.latex.PREAMBLE`."""
+        from evp.latex import PREAMBLE, escape, latex_table
+
+        def fill(frame: pd.DataFrame) -> pd.DataFrame:
+            return frame.map(lambda v: f"({TO_FILL})" if v == TO_FILL else v)
+
+        parts = [f"\\section{{{escape(self.title)}}}",
+                 *(f"{escape(note)}\n" for note in self.notes),
+                 latex_table(fill(self.checklist),
+                             caption="Reporting checklist (Dodge et al. 2019, Text "
+                                     "Box 1), filled in from the search's results")]
+        for heading, content in self.sections:
+            if isinstance(content, pd.DataFrame):
+                parts.append(latex_table(fill(content), caption=heading))
+            elif isinstance(content, str):
+                parts.append("\n".join([
+                    "\\begin{figure}[htbp]", "\\centering",
+                    f"\\includegraphics[width=0.9\\linewidth]"
+                    f"{{{figures_folder}/{content}.pdf}}",
+                    f"\\caption{{{escape(heading)}}}", "\\end{figure}"]))
+            else:
+                items = "\n".join(f"  \\item {escape(s)}" for s in content)
+                parts.append(f"\\paragraph{{{escape(heading)}}}\n"
+                             f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
+        needs = PREAMBLE.replace("\n", " ")
+        return f"% needs in the preamble: {needs}\n" + "\n\n".join(parts) + "\n"
+
     def save(self, path) -> Path:
-        """Write ``.html`` (one file) or ``.md`` (with a ``NAME-figures`` folder
-        beside it); return the path."""
+        """Write ``.html`` (one file), ``.md`` (with its figures as PNG in a
+        ``NAME-figures`` folder beside it) or ``.tex`` (a section to ``\\input``,
+        its figures as PDF in that folder); return the path."""
         path = Path(path)
-        if path.suffix.lower() in (".html", ".htm"):
+        suffix = path.suffix.lower()
+        if suffix in (".html", ".htm"):
             path.write_text(self.to_html(), encoding="utf-8")
-        elif path.suffix.lower() in (".md", ".markdown"):
+        elif suffix in (".md", ".markdown", ".tex"):
             folder = path.with_name(path.stem + "-figures")
             folder.mkdir(parents=True, exist_ok=True)
-            for name, png in self.figures.items():
-                (folder / f"{name}.png").write_bytes(png)
-            path.write_text(self.to_markdown(folder.name), encoding="utf-8")
+            latex = suffix == ".tex"
+            images = self.vector_figures if latex else self.figures
+            for name, data in images.items():
+                (folder / f"{name}.{'pdf' if latex else 'png'}").write_bytes(data)
+            text = (self.to_latex(folder.name) if latex
+                    else self.to_markdown(folder.name))
+            path.write_text(text, encoding="utf-8")
         else:
-            raise ValueError(f"out must end in .html or .md, got {str(path)!r}")
+            raise ValueError(f"out must end in .html, .md or .tex, got "
+                             f"{str(path)!r}")
         return path
 
 
@@ -320,7 +361,8 @@ def build_report(results, *, models=None, minimize: bool | None = None,
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sections, figures = _body(results, target, confidence, method, budget)
+        sections, figures, vectors = _body(results, target, confidence, method,
+                                           budget)
     notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
     notes += [f"Warning: {w}" for w in results.warnings]  # said first
@@ -335,7 +377,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                                 if "contain ties" not in str(w.message)))
     return Report(title=title or f"Hyperparameter search report: {score_name}",
                   checklist=checklist, sections=sections, figures=figures,
-                  notes=notes)
+                  notes=notes, vector_figures=vectors)
 
 
 # Columns in which tuners record a trial's duration (Optuna, Ray Tune, evp
@@ -436,7 +478,7 @@ def _body(results, target, confidence, method, budget=None):
     )
 
     score_name, minimize = results.score_name, results.minimize
-    figures, sections = {}, []
+    figures, vectors, sections = {}, {}, []
     drawn = ((("anytime", {"confidence": confidence}),) if results.runs is not None
              else (("curves", {"std": True}),
                    ("bands", {"std": False, "method": method,
@@ -445,10 +487,14 @@ def _body(results, target, confidence, method, budget=None):
         for name, options in drawn:
             axes = plot_tuning_curves(results, **options)
             figure = np.ravel(axes)[0].figure
-            buffer = io.BytesIO()
+            buffer, vector = io.BytesIO(), io.BytesIO()
             figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+            # No creation date, so that the same results write the same file.
+            figure.savefig(vector, format="pdf", bbox_inches="tight",
+                           metadata={"CreationDate": None})
             plt.close(figure)
             figures[name] = buffer.getvalue()
+            vectors[name] = vector.getvalue()
     if results.runs is not None:
         word = "lowest" if minimize else "best"
         sections.append((f"Median {word} {score_name} so far across the runs, with "
@@ -472,7 +518,7 @@ def _body(results, target, confidence, method, budget=None):
 
     if results.runs is not None:
         sections.append(_runs_budgets(results, target))
-        return sections, figures
+        return sections, figures, vectors
     settle = _what_would_settle(results, comparisons, budget, confidence, method)
     if settle:
         sections.append(("What would settle it: more rounds for a strong verdict "
@@ -483,7 +529,7 @@ def _body(results, target, confidence, method, budget=None):
         sections.append(("Budget to reach a target", [
             "The expected best score is undefined: failed rounds count as the "
             "worst outcome and the score has no known floor (give bounds)."]))
-        return sections, figures
+        return sections, figures, vectors
     budgets = budget_table(results, target)
     budgets["trials (expected)"] = budgets["trials (expected)"].map(
         lambda n: "more than were run" if n is None else n)
@@ -492,4 +538,4 @@ def _body(results, target, confidence, method, budget=None):
             lambda c: "" if pd.isna(c) else c)
     sections.append((f"Budget to reach {score_name} {'≤' if minimize else '≥'} "
                      f"{target:.4g} in expectation", budgets))
-    return sections, figures
+    return sections, figures, vectors

@@ -17,7 +17,7 @@ LAYERS = {
     "results": {"results"},
     "readers": {"readers", "readers.files", "readers.tuners", "datasets", "tuners"},
     "tables": {"tables"},
-    "presentation": {"plot", "report", "cli", "notebook", "runner"},
+    "presentation": {"plot", "latex", "report", "cli", "notebook", "runner"},
     "search": {"search", "search.runner", "search.sst5"},
 }
 BELOW = {
@@ -32,7 +32,8 @@ BELOW = {
 }
 # Presentation modules a presentation module must not import.
 APART = {
-    "plot": {"report", "cli", "notebook", "runner"},
+    "plot": {"latex", "report", "cli", "notebook", "runner"},
+    "latex": {"plot", "report", "cli", "notebook", "runner"},
     "report": {"cli", "notebook", "runner"},
     "notebook": {"cli", "runner"},
     "runner": {"cli", "notebook"},

@@ -156,7 +156,7 @@ def test_the_command_writes_html_and_refuses_other_formats(files, tmp_path):
                "--out", "appendix.pdf", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "evp report: --out must end in .html or .md, got 'appendix.pdf'"]
+        "evp report: --out must end in .html, .md or .tex, got 'appendix.pdf'"]
 
 
 def chromium() -> str | None:

@@ -1,0 +1,154 @@
+r"""LaTeX for a paper: ``booktabs`` tables and an appendix section to ``\input``.
+
+* :func:`escape` — a user's string (a model's name, a column, a note) as LaTeX text.
+* :func:`latex_table` — a DataFrame as a ``table`` float with ``booktabs`` rules
+  and a caption.
+
+What it writes needs ``\usepackage{booktabs}`` (and ``graphicx`` for a report's
+figures) in the paper's preamble, nothing else: the characters that ``pdflatex``
+cannot typeset from UTF-8 text without more packages (≈, ≥, ±, σ, arrows) are
+written as math.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import unicodedata
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PREAMBLE", "escape", "latex_table"]
+
+#: What a document needs in its preamble to ``\input`` evp's LaTeX.
+PREAMBLE = ("\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+            "\\usepackage{graphicx}\n")
+
+# LaTeX's special characters, each as text. The backslash goes first, by the
+# regular expression below, so that the braces it writes are not escaped again.
+_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
+            "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+# Characters beyond Latin-1 that evp's own tables and notes use, and that
+# pdflatex's UTF-8 input does not set up: as math or text commands.
+_UNICODE = {"≈": r"$\approx$", "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$",
+            "×": r"$\times$", "−": r"$-$", "→": r"$\rightarrow$",
+            "←": r"$\leftarrow$", "∞": r"$\infty$", "·": r"$\cdot$",
+            "²": r"$^2$", "σ": r"$\sigma$", "α": r"$\alpha$", "Δ": r"$\Delta$",
+            "…": r"\ldots{}", "–": "--", "—": "---", "‘": "`", "’": "'",
+            "“": "``", "”": "''", "§": r"\S{}", "✓": r"$\checkmark$"}
+_PATTERN = re.compile("|".join(re.escape(c) for c in [*_SPECIAL, *_UNICODE]))
+
+
+def escape(text) -> str:
+    r"""`text` as LaTeX that typesets as written: the special characters escaped
+    (``model_a`` → ``model\_a``, ``50%`` → ``50\%``), the symbols evp writes as
+    math, and any other character beyond what ``pdflatex`` reads from UTF-8
+    spelled by its nearest ASCII letters (its Unicode name where there are none).
+
+    >>> escape("lr_0.1 & 50% #1")
+    'lr\\_0.1 \\& 50\\% \\#1'
+    >>> escape("≈ 3 GPU-hours, n ≥ 2")
+    '$\\approx$ 3 GPU-hours, n $\\geq$ 2'
+    """
+    text = str(text)
+    out = _PATTERN.sub(lambda m: _SPECIAL.get(m.group(), _UNICODE.get(m.group())),
+                       text)
+    return "".join(c if ord(c) < 0x180 else _ascii(c) for c in out)
+
+
+def _ascii(character: str) -> str:
+    """A character pdflatex cannot set, as its ASCII letters (é is kept above;
+    here e.g. Ł) or, failing that, its Unicode name in brackets."""
+    plain = unicodedata.normalize("NFKD", character).encode("ascii", "ignore")
+    if plain:
+        return escape(plain.decode())
+    return f"[{unicodedata.name(character, f'U+{ord(character):04X}').lower()}]"
+
+
+def _cell(value) -> str:
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, float | np.floating):
+        if np.isnan(value):
+            return ""
+        if np.isinf(value):  # an open band edge
+            return r"$\infty$" if value > 0 else r"$-\infty$"
+        return escape(f"{value:.4g}")
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    return escape(value)
+
+
+def _numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(
+        column)
+
+
+def _header(name, width: int = 14) -> str:
+    """A column's name, broken into lines of about `width` characters (a cell of
+    its own), so that long names do not widen the table."""
+    lines = textwrap.wrap(str(name), width) or [""]
+    if len(lines) == 1:
+        return escape(lines[0])
+    return ("\\begin{tabular}[b]{@{}l@{}}" + " \\\\ ".join(escape(x) for x in lines)
+            + "\\end{tabular}")
+
+
+def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
+                wrap: int = 40, page: int = 90) -> str:
+    r"""`frame` as a ``table`` float: ``booktabs`` rules, numbers right-aligned
+    (4 significant digits, open band edges as :math:`\infty`), text left-aligned,
+    long column names on several lines, and columns whose text runs longer than
+    `wrap` characters set as wrapping paragraphs. A table still wider than about
+    `page` characters is scaled to the line's width, so that it fits the page.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Its columns become the header, its rows the body (the index is left out).
+    caption : str
+        Below the table; say the method, the confidence and the rounds.
+    label : str, optional
+        For ``\ref``; written as given (letters, digits, ``:-_.``).
+    wrap : int, default 40
+    page : int, default 90
+
+    Returns
+    -------
+    str
+        Text to ``\input``; needs ``\usepackage{booktabs}``.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame, got "
+                         f"{type(frame).__name__}")
+    if label is not None and not re.fullmatch(r"[A-Za-z0-9:._-]+", label):
+        raise ValueError(f"label must be letters, digits and ':._-', got {label!r}")
+    cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
+    columns, width = [], 0
+    share = 0.9 / max(1, frame.shape[1])
+    for j, name in enumerate(frame.columns):
+        header = max(len(line) for line in textwrap.wrap(str(name), 14) or [""])
+        longest = max([header, *(len(row[j]) for row in cells)])
+        if _numeric(frame.iloc[:, j]):
+            columns.append("r")
+        elif longest > wrap:
+            columns.append(f"p{{{max(share, 0.3):.2f}\\linewidth}}")
+            longest = wrap
+        else:
+            columns.append("l")
+        width += longest + 2
+    body = [f"\\begin{{tabular}}{{{''.join(columns)}}}", "\\toprule",
+            " & ".join(_header(c) for c in frame.columns) + " \\\\", "\\midrule",
+            *(" & ".join(row) + " \\\\" for row in cells),
+            "\\bottomrule", "\\end{tabular}"]
+    if width > page:  # wider than the page: scaled down to fit it
+        body = ["\\resizebox{\\linewidth}{!}{%", *body, "}"]
+    lines = ["\\begin{table}[htbp]", "\\centering", "\\small", *body,
+             f"\\caption{{{escape(caption)}}}"]
+    if label is not None:
+        lines.append(f"\\label{{{label}}}")
+    lines.append("\\end{table}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,132 @@
+"""LaTeX out: booktabs tables from evp curve, compare and plan (--out FILE.tex), the
+report as a section to \\input (evp report --out appendix.tex), every user string
+escaped, and the lot compiled by pdflatex and read back from the PDF."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evp.latex import PREAMBLE, escape, latex_table
+
+# Model names with LaTeX's special characters: each would break a compile, or
+# typeset as something else, unless escaped.
+NASTY = ("lr_0.1 & warmup", "50%_drop#2", "{braces}~^$\\")
+TOOLS = ("pdflatex", "pdftotext", "pdftoppm")
+needs_latex = pytest.mark.skipif(
+    any(shutil.which(tool) is None for tool in TOOLS),
+    reason="needs pdflatex, pdftotext and pdftoppm (Debian's texlive-latex-"
+           "recommended and poppler-utils; make test installs them as root)")
+
+
+def compile_latex(folder: Path, *inputs: str) -> Path:
+    """Compile a document that \\inputs `inputs` with evp's PREAMBLE; the PDF."""
+    body = "\n".join(f"\\input{{{name}}}" for name in inputs)
+    (folder / "main.tex").write_text(
+        f"\\documentclass{{article}}\n{PREAMBLE}\\begin{{document}}\n{body}\n"
+        "\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                           "main.tex"], cwd=folder, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "Overfull \\hbox" not in done.stdout, "a table runs off the page"
+    return folder / "main.pdf"
+
+
+def pdf_text(pdf: Path) -> str:
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    return re.sub(r"\s+", " ", text)
+
+
+def test_escape_writes_every_special_character_as_text():
+    assert escape("a_b & c% #d $e") == r"a\_b \& c\% \#d \$e"
+    # The backslash is escaped once, and the braces its command writes are not.
+    assert escape("\\{}") == r"\textbackslash{}\{\}"
+    assert escape("~^") == r"\textasciitilde{}\textasciicircum{}"
+    assert escape("≈ ≥ ± −") == r"$\approx$ $\geq$ $\pm$ $-$"
+    assert escape("Łódź") == "Łódź"  # Latin letters pdflatex sets from UTF-8
+    assert escape("模型") == "[cjk unified ideograph-6a21][cjk unified ideograph-578b]"
+
+
+def test_latex_table_is_booktabs_with_numbers_to_the_right():
+    frame = pd.DataFrame({"model": ["a_1", "b"], "n": [1, 10],
+                          "upper": [0.812345, np.inf]})
+    text = latex_table(frame, caption="80% LD bands; 30 rounds", label="tab:x")
+    lines = text.splitlines()
+    assert "\\begin{tabular}{lrr}" in lines
+    assert lines.index("\\toprule") < lines.index("\\midrule") < lines.index(
+        "\\bottomrule")
+    assert "a\\_1 & 1 & 0.8123 \\\\" in lines
+    assert "b & 10 & $\\infty$ \\\\" in lines  # an open band edge
+    assert "\\caption{80\\% LD bands; 30 rounds}" in lines
+    assert "\\label{tab:x}" in lines
+    with pytest.raises(ValueError, match="label must be"):
+        latex_table(frame, caption="c", label="tab x")
+
+
+def test_latex_table_fits_a_page():
+    wide = pd.DataFrame({f"a long column name number {i}": [0.123456789]
+                         for i in range(12)})
+    text = latex_table(wide, caption="wide")
+    assert "\\resizebox{\\linewidth}{!}{%" in text
+    # Long names go on several lines of their own cell.
+    assert "\\begin{tabular}[b]{@{}l@{}}a long column \\\\ name number 0" in text
+    prose = pd.DataFrame({"item": ["strategy"], "m": ["word " * 30]})
+    assert "{lp{0.45\\linewidth}}" in latex_table(prose, caption="prose")
+
+
+@pytest.fixture(scope="module")
+def results_file(tmp_path_factory):
+    rng = np.random.default_rng(3)
+    rows = [{"model": name, "val_acc": rng.normal(mu, 0.02),
+             "gpu_hours": rng.uniform(1, 2), "lr": 10 ** rng.uniform(-5, -2)}
+            for name, mu in zip(NASTY, (0.80, 0.78, 0.79), strict=True)
+            for _ in range(25)]
+    path = tmp_path_factory.mktemp("latex") / "results.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def evp(*args, cwd):
+    done = subprocess.run([sys.executable, "-m", "evp.cli", *map(str, args)],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+@needs_latex
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_tables_and_appendix_compile_and_read_back(results_file):
+    folder = results_file.parent
+    common = ["--score", "val_acc", "--group", "model"]
+    evp("curve", results_file, *common, "--out", "curve.tex", cwd=folder)
+    evp("compare", results_file, *common, NASTY[0], NASTY[1], "--out", "compare.tex",
+        cwd=folder)
+    evp("plan", results_file, *common, NASTY[0], NASTY[1], "--budget", 5, "--cost",
+        "gpu_hours", "--replications", 200, "--out", "plan.tex", cwd=folder)
+    evp("report", results_file, *common, "--out", "appendix.tex", cwd=folder)
+    # The caption says the method, the confidence and the rounds.
+    assert re.search(r"\\caption\{.*80\\% LD highest-density bands; rounds: 25 of "
+                     r"lr\\_0\.1 \\& warmup", (folder / "compare.tex").read_text())
+    figures = sorted(p.name for p in (folder / "appendix-figures").iterdir())
+    assert figures == ["bands.pdf", "curves.pdf"]
+
+    pdf = compile_latex(folder, "curve.tex", "compare.tex", "plan.tex",
+                        "appendix.tex")
+    text = pdf_text(pdf)
+    for name in NASTY:  # typeset as written
+        assert name in text, name
+    assert "Reporting checklist" in text and "Hyperparameter search report" in text
+    assert "chance of a strong verdict at n = 5" in text
+    # The report's two figures are in it, as vector drawings with their text.
+    assert "Figure 1:" in text and "Figure 2:" in text
+    assert text.count("rounds of random search (n)") >= 2
+    subprocess.run(["pdftoppm", "-r", "20", "-png", str(pdf), str(folder / "page")],
+                   check=True)
+    assert len(list(folder.glob("page-*.png"))) >= 3
