@@ -25,13 +25,17 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.anytime` — tuning curves of adaptive tuners from repeated runs.
    - :mod:`evp.planning` — how likely more rounds are to settle a comparison.
 3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
-4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.report`,
-   :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells call) and
-   :mod:`evp.runner` (executes notebooks).
+4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.latex`,
+   :mod:`evp.report`, :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells
+   call) and :mod:`evp.runner` (executes notebooks).
+
+In JupyterLab, results show as compact tables with small inline figures
+(:func:`set_display` turns the figures off); their plain ``repr`` is unchanged.
 """
 
 from evp import datasets
 from evp import parametric as parametric
+from evp._display import set_display
 from evp.anytime import AnytimeBand, anytime_band, compare_runs
 from evp.bands import (
     CDFBand,
@@ -92,6 +96,7 @@ __all__ = [
     "quantile_tuning_curve",
     "read_results",
     "rounds_needed",
+    "set_display",
     "tuning_curve_band",
     "verdict_power",
 ]

@@ -110,6 +110,19 @@ class AnytimeBand:
                 f"confidence={self.confidence:g} together ({edges})"
                 f"{', minimize' if self.minimize else ''})")
 
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        rows = _display.spread_rows(self.ns.size)
+        shown = _display.table({"n": self.ns[rows], "lower": self.lower[rows],
+                                "median": self.estimate[rows],
+                                "upper": self.upper[rows]})
+        figure = _display.band_figure(self.ns, [("median best so far", self.lower,
+                                                 self.estimate, self.upper)])
+        return _display.page(
+            f"{self.confidence:.0%} band for the median best after n trials, "
+            f"{self.runs} runs", [self.method], [shown, figure])
+
 
 def median_rank(runs: int, alpha: float) -> int:
     """The largest rank l with :math:`2P(\\mathrm{Binomial}(R, 1/2) \\le l - 1) \\le

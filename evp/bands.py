@@ -116,6 +116,25 @@ class CDFBand:
         return (f"CDFBand(n={self.n}{_samples(self.scores)}, confidence="
                 f"{self.confidence:g}, method={self.method!r}, {detail})")
 
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        title = (f"{self.confidence:.0%} {_display.method_name(self.method)} band "
+                 f"for the CDF, n = {self.n}")
+        if self.scores.ndim != 1:
+            return _display.page(title, [repr(self)])
+        ecdf = np.arange(1, self.n + 1) / self.n
+        rows = _display.spread_rows(self.n)
+        shown = _display.table({"score": self.scores[rows], "lower": self.lower[rows],
+                                "ECDF": ecdf[rows], "upper": self.upper[rows]})
+        figure = _display.band_figure(self.scores, [("CDF", self.lower, ecdf,
+                                                     self.upper)],
+                                      log_x=False, x_label="score", steps=True)
+        detail = (f"pointwise level {self.level:.4g}" if self.level is not None
+                  else f"half-width ε = {self.epsilon:.4g}")
+        return _display.page(title, [f"simultaneous at the order statistics; "
+                                     f"{detail}"], [shown, figure])
+
 
 def _samples(array: np.ndarray) -> str:
     return f", {array.shape[0]} samples" if array.ndim == 2 else ""
@@ -257,13 +276,36 @@ class TuningCurveBand:
     minimize: bool
     cdf: CDFBand
 
-    def __repr__(self) -> str:
-        curve = "mean" if self.q is None else "median" if self.q == 0.5 else (
+    def _curve(self) -> str:
+        """The curve's name: mean, median or the q-quantile."""
+        return "mean" if self.q is None else "median" if self.q == 0.5 else (
             f"{self.q:g}-quantile")
+
+    def __repr__(self) -> str:
+        curve = self._curve()
         return (f"TuningCurveBand({curve}, {self.ns.size} budgets from "
                 f"{self.ns[0]:g} to {self.ns[-1]:g}{_samples(self.estimate)}, n="
                 f"{self.cdf.n}, confidence={self.confidence:g}, method="
                 f"{self.method!r}{', minimize' if self.minimize else ''})")
+
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        curve = self._curve()
+        method = _display.method_name(self.method)
+        title = (f"{self.confidence:.0%} {method} band for the {curve} tuning "
+                 f"curve, n = {self.cdf.n}")
+        lines = [f"{self.ns.size} budgets from {self.ns[0]:g} to {self.ns[-1]:g}"
+                 + ("; a loss: lower is better" if self.minimize else "")]
+        if self.estimate.ndim != 1:
+            return _display.page(title, [repr(self)])
+        rows = _display.spread_rows(self.ns.size)
+        shown = _display.table({"n": self.ns[rows], "lower": self.lower[rows],
+                                curve: self.estimate[rows],
+                                "upper": self.upper[rows]})
+        figure = _display.band_figure(self.ns, [(curve, self.lower, self.estimate,
+                                                 self.upper)])
+        return _display.page(title, lines, [shown, figure])
 
 
 def tuning_curve_band(
@@ -576,6 +618,26 @@ class Comparison:
         return (f"Comparison({self.ns.size} budgets, confidence="
                 f"{self.confidence:g}; a beats b: {counts(self.evidence)}; "
                 f"b beats a: {counts(self.reverse_evidence)})")
+
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        method = _display.method_name(self.band_a.method)
+        title = f"Comparison of a and b at {self.confidence:.0%}, {method} bands"
+        if self.evidence.ndim != 1:
+            return _display.page(title, [repr(self)])
+        rows = _display.spread_rows(self.ns.size)
+        winner, strength = self.winner(), self.strength()
+        shown = _display.table(
+            {"n": self.ns[rows],
+             f"a {self.band_a._curve()}": self.band_a.estimate[rows],
+             f"b {self.band_b._curve()}": self.band_b.estimate[rows],
+             "evidence": [_display.strength_cell(s) for s in strength[rows]],
+             "for": [w or "–" for w in winner[rows]]}, raw=("evidence",))
+        figure = _display.band_figure(self.ns, [
+            (name, band.lower, band.estimate, band.upper)
+            for name, band in (("a", self.band_a), ("b", self.band_b))])
+        return _display.page(title, self.describe(), [shown, figure])
 
     def winner(self, names=("a", "b")) -> np.ndarray:
         """Per budget, the name of the model with evidence in its favour, or ""."""

@@ -1295,6 +1295,21 @@ class ConfidenceSet:
                 f"[{self.o[0]:.3g}, {self.o[1]:.3g}], c in {set(self.c)}; "
                 f"{self.n_tail} of {self.n} scores beyond {self.threshold:g})")
 
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        name = "a (the least loss)" if self.minimize else "b (the best score)"
+        shown = _display.table({
+            "parameter": [name, "o (noise sd)", "c (effective hyperparameters)"],
+            f"{self.confidence:.0%} interval": [
+                f"[{_display.number(self.best[0])}, {_display.number(self.best[1])}]",
+                f"[{_display.number(self.o[0])}, {_display.number(self.o[1])}]",
+                "{" + ", ".join(map(str, self.c)) + "}"]})
+        return _display.page(
+            f"Noisy quadratic tail: {self.confidence:.0%} confidence set",
+            [f"fitted to the {self.n_tail} of {self.n} scores beyond "
+             f"{self.threshold:g}"], [shown])
+
     def quantile_tuning_curve(self, ns, q=0.5):
         r"""Lower and upper bounds on the q-quantile tuning curve at budgets `ns`.
 

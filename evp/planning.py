@@ -156,6 +156,18 @@ class VerdictPower:
             "strong, none beyond the extremes": self.strong_light,
         })
 
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        frame = self.to_frame()
+        return _display.page(
+            f"Chance of a strong verdict at n = {self.n:g} after more rounds "
+            f"({self.confidence:.0%}, "
+            f"{_display.method_name(self.method)} bands)",
+            [f"{self.replications:,} simulated futures; tails: "
+             f"{', '.join(self.tails)}"],
+            [_display.table({c: frame[c].to_numpy() for c in frame})])
+
 
 def _as_plans(more_rounds) -> np.ndarray:
     """more_rounds as an (M, 2) array of counts ≥ 0: an int, a list of ints (the

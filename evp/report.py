@@ -72,6 +72,13 @@ class Report:
 
     def to_html(self) -> str:
         """One self-contained page: figures embedded, no scripts, no links out."""
+        return _PAGE.format(title=html.escape(self.title), body=self._body_html())
+
+    def _repr_html_(self) -> str:
+        """The page's body, as a notebook shows it."""
+        return f"<div class='evp-report'>{self._body_html()}</div>"
+
+    def _body_html(self) -> str:
         parts = [f"<h1>{html.escape(self.title)}</h1>"]
         parts += [f"<p class='note'>{html.escape(note)}</p>" for note in self.notes]
         parts += ["<h2>Reporting checklist</h2>", _html_table(self.checklist)]
@@ -86,7 +93,7 @@ class Report:
             else:
                 parts.append("<ul>" + "".join(f"<li>{html.escape(s)}</li>"
                                               for s in content) + "</ul>")
-        return _PAGE.format(title=html.escape(self.title), body="\n".join(parts))
+        return "\n".join(parts)
 
     def to_markdown(self, figures_folder: str = "figures") -> str:
         """The same content as Markdown; figures are linked as

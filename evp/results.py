@@ -436,6 +436,24 @@ class Results:
                 f"score {self.score!r}, "
                 f"{'lower' if self.minimize else 'higher'} is better{roles}{extra})")
 
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        read = self.scores_as_read
+        best, worst = (np.min, np.max) if self.minimize else (np.max, np.min)
+        shown = _display.table({
+            "model": [self.label(m) for m in self.models],
+            "rounds": [read[m].size for m in self.models],
+            "best": [best(read[m]) if read[m].size else np.nan for m in self.models],
+            "median": [np.median(read[m]) if read[m].size else np.nan
+                       for m in self.models],
+            "worst": [worst(read[m]) if read[m].size else np.nan
+                      for m in self.models]})
+        direction = "lower" if self.minimize else "higher"
+        title = (f"Results: {self.rounds} rounds of {len(self.models)} model(s); "
+                 f"score {self.score_name}, {direction} is better")
+        return _display.page(title, self.notes, [shown], warnings=self.warnings)
+
     def __getitem__(self, column):
         """A column of the frame, as when readers returned a DataFrame (deprecated):
         ``results["score"]``, ``["group"]`` and ``["cost"]`` are the role columns

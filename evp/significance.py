@@ -82,6 +82,21 @@ MAX_EXACT_PAIRS = 20
 _RTOL = 100 * np.finfo(float).eps
 
 
+def _test_html(title: str, result, extra: dict | None = None) -> str:
+    """A test result as a small table: the statistic, the p-value, the resamples."""
+    from evp import _display
+
+    resamples = getattr(result, "n_resamples", None)
+    fields = {"statistic": result.statistic, "p-value": result.pvalue,
+              **(extra or {}),
+              "resamples": "all (exact)" if resamples is None else f"{resamples:,}"}
+    if hasattr(result, "alternative"):
+        fields["alternative"] = result.alternative
+    shown = _display.table({"": list(fields),
+                            "value": [_display.number(v) for v in fields.values()]})
+    return _display.page(title, [], [shown])
+
+
 @dataclass(frozen=True, eq=False)
 class PermutationTestResult:
     """The result of :func:`paired_permutation_test`.
@@ -105,6 +120,9 @@ class PermutationTestResult:
     n_resamples: int | None
     alternative: str
 
+    def _repr_html_(self) -> str:
+        return _test_html("Paired randomization test (Fisher)", self)
+
 
 @dataclass(frozen=True, eq=False)
 class BootstrapTestResult:
@@ -126,6 +144,9 @@ class BootstrapTestResult:
     null_distribution: np.ndarray
     n_resamples: int
     alternative: str
+
+    def _repr_html_(self) -> str:
+        return _test_html("Bootstrap shift test", self)
 
 
 def _differences(x, y) -> np.ndarray:
@@ -373,6 +394,10 @@ class ExchangeabilityTestResult:
     trend: float
     narrowing: float
     n_resamples: int
+
+    def _repr_html_(self) -> str:
+        return _test_html("Exchangeability of the trial order", self,
+                          {"trend": self.trend, "narrowing": self.narrowing})
 
 
 def _order_statistics_of(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evp"
 
 LAYERS = {
-    "foundation": {"_validation", "_workspace"},
+    "foundation": {"_validation", "_workspace", "_display"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
                    "anytime", "planning", "_step_cdf", "_order_statistics"},
     "results": {"results"},

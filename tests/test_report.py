@@ -246,3 +246,12 @@ def test_what_would_settle_a_pair_without_a_strong_verdict():
     assert f"a vs b: {plan_sentence(table, 2)}." in settle
     # Pairs with a strong verdict today need no plan.
     assert not any(line.startswith(("a vs far", "b vs far")) for line in settle)
+
+
+def test_a_notebook_shows_the_report_as_its_page_body(losses_report):
+    shown = losses_report._repr_html_()
+    assert shown.startswith("<div class='evp-report'>") and "<html" not in shown
+    assert "Reporting checklist" in shown
+    assert shown.count("<img ") == len(losses_report.figures) == 2
+    body = losses_report.to_html().split("<body>", 1)[1]
+    assert losses_report._body_html() in body
