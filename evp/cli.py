@@ -114,7 +114,8 @@ def _results(args: argparse.Namespace, group: str | None):
                            sep=args.sep, decimal=args.decimal,
                            failed=failed or "error", study=args.study,
                            metric=args.metric, mode=args.mode,
-                           per_trial=args.per_trial, minimize=_direction(args))
+                           per_trial=args.per_trial, experiment=args.experiment,
+                           minimize=_direction(args))
     bounds = getattr(args, "bounds", None)
     if bounds is not None:
         shown = np.concatenate(list(results.scores_as_read.values()))
@@ -721,6 +722,11 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                              "better; it picks each trial's report, and is the "
                              "score's direction only when --score is the metric "
                              "(default: none; required for Ray Tune)")
+    parser.add_argument("--experiment", metavar="NAME|ID",
+                        help="MLflow: the experiment to read from a tracking URI, "
+                             "mlruns folder or SQLite store, by name or id "
+                             "(default: the store's only experiment with runs); "
+                             "--score names a metric, e.g. metrics.val_acc")
     parser.add_argument("--per-trial", choices=("best", "last"), default="best",
                         help="Ray Tune: each trial's best or last report of "
                              "--metric")
@@ -735,8 +741,12 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("results", metavar="RESULTS",
                         help="search results, one row per round: .csv, .tsv, .txt, "
                              ".jsonl or .parquet (optionally compressed: .gz, .bz2, "
-                             ".xz, .zst, .zip); an Optuna storage (sqlite:///study.db"
-                             " or a .db file); or a Ray Tune experiment folder")
+                             ".xz, .zst, .zip), including scikit-learn's cv_results_ "
+                             "saved as CSV and a W&B runs table exported as CSV; an "
+                             "Optuna storage (sqlite:///study.db or a .db file); a "
+                             "Ray Tune experiment folder; or an MLflow store (an "
+                             "mlruns folder, sqlite:///mlflow.db, a tracking URI; "
+                             "see --experiment)")
     common.add_argument("--score", metavar="COL",
                         help="column of validation scores (required; default for "
                              "an Optuna study: its one objective, for Ray Tune: "
@@ -996,7 +1006,7 @@ def build_parser() -> argparse.ArgumentParser:
 _EXTRAS = {"matplotlib": "notebooks", "seaborn": "notebooks", "papermill": "notebooks",
            "nbformat": "notebooks", "tqdm": "notebooks", "optuna": "tuners",
            "pyarrow": "parquet", "torch": "search", "sklearn": "search",
-           "ray": "ray"}
+           "ray": "ray", "mlflow": "mlflow"}
 
 # The library's keyword arguments and the options (or arguments) that set them.
 _OPTIONS = {
@@ -1006,7 +1016,7 @@ _OPTIONS = {
     "minimize": "--minimize", "x": None, "study": "--study", "metric": "--metric",
     "mode": "--mode", "per_trial": "--per-trial", "backend": "--backend",
     "address": "--address", "failed": "--failed", "order": "--order",
-    "bounds": "--bounds",
+    "bounds": "--bounds", "experiment": "--experiment",
 }
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")
@@ -1037,7 +1047,8 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     # "--estimator v or 'w'": the alternative is a value too.
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
-    message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order):",
+    message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order|"
+                     r"experiment):",
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
     for name, words in (names or {}).items():

@@ -26,6 +26,7 @@ EXTRAS = {
     "yaml": "dev",
     "optuna": "tuners",
     "ray": "ray",
+    "mlflow": "mlflow",
 }
 
 

@@ -3,8 +3,11 @@ r"""Readers: where search results live, read into one :class:`evp.Results`.
 * :func:`read_results` — the one entry point: users' files
   (:mod:`evp.readers.files`: delimited text, JSON Lines, Parquet, folders of
   ``evp search`` trials), DataFrames, and the records of the tuners that ran the
-  search (:mod:`evp.readers.tuners`: Optuna studies, Ray Tune experiments). It
-  checks the roles' columns once, here, and says what it left out.
+  search (:mod:`evp.readers.tuners`: Optuna studies, Ray Tune experiments) and
+  the tools that tracked it (:mod:`evp.readers.sklearn`: scikit-learn's
+  searches; :mod:`evp.readers.mlflow`: MLflow runs; :mod:`evp.readers.wandb`:
+  W&B's runs table). It checks the roles' columns once, here, and says what it
+  left out.
 * :func:`load_search` — what ``evp search`` writes.
 
 The paper's own data (sources, checksums, the mirror) are the registry of
@@ -22,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import _describe, as_choice
-from evp.readers import tuners
+from evp.readers import mlflow, sklearn, tuners, wandb
 from evp.readers.files import load_search, read_table, separator_hint
 from evp.results import ASSUMED_DIRECTION, FAILURES, Results
 from evp.significance import exchangeability_test
@@ -47,6 +50,8 @@ _ORDER_COLUMNS = ("trial", "trial_number", "trial_index", "number", "iteration",
 # Random orders of the exchangeability test that every reader runs; seeded, so
 # that the same results say the same p-value.
 _PERMUTATIONS = 9_999
+# Readers that resolve the score's name themselves (a scorer's, a metric's).
+_NAMING_READERS = ("scikit-learn", "mlflow", "wandb")
 _ALPHA = 0.05
 
 
@@ -65,7 +70,8 @@ def looks_like_loss(name) -> bool:
 def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
                  runs=None, sep=None, decimal=None, failed: str = "error",
                  drop_bad_rows: bool = False, study=None, metric=None, mode=None,
-                 per_trial="best", minimize: bool | None = None) -> Results:
+                 per_trial="best", experiment=None,
+                 minimize: bool | None = None) -> Results:
     """Read search results into validated :class:`evp.Results`.
 
     What reaches the statistics must be what you meant, so three things are
@@ -89,11 +95,22 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         ``tuners`` extra): an Optuna study, its storage URL
         (``sqlite:///study.db``) or SQLite file (``.db``, ``.sqlite``,
         ``.sqlite3``), one row per finished trial; or a Ray Tune experiment
-        folder, one report per trial.
+        folder, one report per trial. From the tools that tracked it: a fitted
+        scikit-learn search (``RandomizedSearchCV``, ``GridSearchCV``, the
+        halving searches), its ``cv_results_`` dict, or that as a DataFrame or
+        CSV file (:mod:`evp.readers.sklearn`; one row per candidate; a pickle
+        file is never loaded); an MLflow tracking URI (``sqlite:///mlflow.db``,
+        ``http://…``), ``mlruns`` folder or SQLite file, one row per run of
+        `experiment` (:mod:`evp.readers.mlflow`; needs the ``mlflow`` extra);
+        or a W&B runs table, the CSV the W&B app exports or the public API's
+        DataFrame (:mod:`evp.readers.wandb`; one row per run).
     score : str
         Column holding each round's validation score. Optional for a tuner's
         results: an Optuna study's one objective (``value``), or a Ray Tune
-        experiment's `metric`.
+        experiment's `metric`. For a scikit-learn search, the scorer
+        (``"accuracy"`` reads ``mean_test_accuracy``; default the one scorer);
+        for MLflow, the metric (``"metrics.val_acc"`` or ``"val_acc"``); for a
+        W&B table of the API's shape, ``"summary.val_acc"`` or ``"val_acc"``.
     group : str, optional
         Column naming the model, configuration or condition a round belongs to.
         Several Optuna studies are grouped by their name (column ``study``).
@@ -148,6 +165,11 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         the score is the metric.
     per_trial : {"best", "last"}, default "best"
         Each Ray Tune trial's best report of `metric`, or its last one.
+    experiment : str, optional
+        The MLflow experiment to read, by name or id; given, `path_or_frame` is
+        an MLflow store. Default for a store recognised as MLflow's (an
+        ``mlruns`` folder, a SQLite file with MLflow's tables): its only
+        experiment with runs.
     minimize : bool, optional
         The score is a loss (lower is better), or not (False). Default: what the
         tuner says of its objective; else higher is better, said in a note, but
@@ -165,7 +187,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         ``.direction`` say which way is better and who said so; ``.failed``,
         ``.dropped`` and ``.failures`` what became of failed rounds; from a
         tuner, ``.tuner`` and ``.name`` (the study or experiment). With the
-        trial order known, ``.exchangeability`` holds each model's p-value of
+        trial order known (a tool's record: Optuna's trial numbers, the order
+        scikit-learn drew its candidates, MLflow's start times, W&B's creation
+        times), ``.exchangeability`` holds each model's p-value of
         :func:`evp.exchangeability_test`, ``.notes`` report them, and
         ``.warnings`` says which models' trials look adaptive (p < 0.05): the
         curves and bands assume independent draws (random search).
@@ -179,8 +203,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         the header, as row 1); every row is bad; a loss-like score name without
         `minimize`; or the file extension is not one of the above.
     ImportError
-        A Parquet file without pyarrow installed, or an Optuna study without
-        optuna (the ``tuners`` extra).
+        A Parquet file without pyarrow installed, an Optuna study without
+        optuna (the ``tuners`` extra), or an MLflow store without mlflow (the
+        ``mlflow`` extra).
     TypeError
         `path_or_frame` is neither a path, a DataFrame nor Results.
     FileNotFoundError
@@ -203,9 +228,13 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         failed = "drop"
     base, frame, origin = _source(path_or_frame, score=score, sep=sep,
                                   decimal=decimal, study=study, metric=metric,
-                                  mode=mode, per_trial=per_trial)
+                                  mode=mode, per_trial=per_trial,
+                                  experiment=experiment)
     name = base.name if base is not None else None
-    if base is not None and base.tuner is not None:
+    if base is not None and base.tuner in _NAMING_READERS:
+        # These readers resolved the score ("accuracy" → "mean_test_accuracy").
+        score = base.score if score is None or score not in frame else score
+    elif base is not None and base.tuner is not None:
         score = score or base.score
         if base.group is not None and runs == base.group:
             # Several studies (experiments), one per seed: runs of a tuner each.
@@ -241,7 +270,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     if cost is not None:
         frame[cost] = _numbers(frame, cost)
     ordered = base is not None and base.ordered
-    if order is None and not ordered:
+    if order is None and not ordered and (base is None or base.tuner is None):
+        # A tool's record says its order, or that it has none (a grid, a table
+        # without times): a column such as W&B's _step is not a trial number.
         order = _order_column(frame, exclude=set(roles.values()))
     if runs is not None:
         frame[runs] = frame[runs].astype(str)
@@ -251,6 +282,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         runs=runs,
         minimize=minimize, direction=direction,
         notes=(base.notes if base is not None else ()) + tuple(notes),
+        warnings=base.warnings if base is not None else (),
         strategy=base.strategy if base is not None else None,
         failed=tuple(int(i) + 1 for i in kept_failed), failures=failed,
         dropped=tuple(dropped), source=origin,
@@ -258,8 +290,18 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     return _checked_exchangeability(results)
 
 
-def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial):
+def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial,
+            experiment):
     """(Results a reader made or None, the raw frame, where it came from)."""
+    if experiment is not None or mlflow.is_mlflow_source(path_or_frame):
+        _not_for("an MLflow store", study=study, metric=metric, mode=mode)
+        base = mlflow.read_mlflow(path_or_frame, experiment=experiment, score=score)
+        return base, base.frame, base.source
+    if sklearn.is_search(path_or_frame) or (
+            isinstance(path_or_frame, dict) and sklearn.is_cv_results(path_or_frame)):
+        _not_for("a scikit-learn search", study=study, metric=metric, mode=mode)
+        base = sklearn.read_search(path_or_frame, score=score)
+        return base, base.frame, base.source
     source = tuners.is_tuner_source(path_or_frame)
     if source is None:
         for name, value in (("study", study), ("metric", metric), ("mode", mode)):
@@ -270,17 +312,23 @@ def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_tria
         if isinstance(path_or_frame, Results):
             return path_or_frame, path_or_frame.frame, path_or_frame.source
         if isinstance(path_or_frame, pd.DataFrame):
-            return None, path_or_frame, "a DataFrame"
+            return _tool_frame(path_or_frame, score, "a DataFrame")
         if isinstance(path_or_frame, str | os.PathLike):
             path = Path(path_or_frame).expanduser()
+            if path.suffix.lower() in sklearn.PICKLE_SUFFIXES:
+                raise ValueError(f"path_or_frame: {path.name} is a pickle, and evp "
+                                 "never unpickles a file (loading one runs the code "
+                                 "in it): load it yourself if you trust it and pass "
+                                 "the object, or save pd.DataFrame(search."
+                                 "cv_results_) as a CSV file and read that")
             if not path.exists():
                 raise FileNotFoundError(f"path_or_frame: no such file or folder "
                                         f"{path}")
             if path.is_dir():
                 base = load_search(path)
                 return base, base.frame, str(path_or_frame)
-            return None, read_table(path, sep=sep, decimal=decimal), str(
-                path_or_frame)
+            return _tool_frame(read_table(path, sep=sep, decimal=decimal), score,
+                               str(path_or_frame))
         raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
                         f"got {_describe(path_or_frame)}")
     if source == "optuna":
@@ -299,6 +347,25 @@ def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_tria
         base = tuners.read_ray_tune(path_or_frame, metric=metric or score,
                                     mode=mode, per_trial=per_trial)
     return base, base.frame, base.source
+
+
+def _not_for(what: str, **options) -> None:
+    for name, value in options.items():
+        if value is not None:
+            raise ValueError(f"{name}={value!r} is for Optuna or Ray Tune, not "
+                             f"{what}: leave {name} out")
+
+
+def _tool_frame(frame: pd.DataFrame, score, origin: str):
+    """A table a tool wrote, read by its reader (scikit-learn's cv_results_, a
+    W&B runs table); any other as it is."""
+    if sklearn.is_cv_results(frame):
+        base = sklearn.read_search(frame, score=score)
+    elif wandb.wandb_shape(frame) is not None:
+        base = wandb.read_wandb(frame, score=score)
+    else:
+        return None, frame, origin
+    return base, base.frame, origin
 
 
 def _check_columns(frame: pd.DataFrame, roles: dict) -> None:
@@ -335,9 +402,12 @@ def _direction(base: Results | None, score, minimize: bool | None, metric,
             if mode is not None:
                 raise ValueError(f"minimize={minimize} contradicts mode='{mode}': "
                                  f"give mode='{'min' if minimize else 'max'}'")
-            raise ValueError(f"minimize: the Optuna study "
-                             f"{'minimizes' if said else 'maximizes'} its objective; "
-                             f"leave minimize={minimize} out")
+            if base.tuner == "optuna":
+                raise ValueError(f"minimize: the Optuna study "
+                                 f"{'minimizes' if said else 'maximizes'} its "
+                                 f"objective; leave minimize={minimize} out")
+            raise ValueError(f"minimize: {base.direction}; leave "
+                             f"minimize={minimize} out")
         if said is not None and said == minimize and base.tuner is not None:
             return minimize, base.direction, []
         return minimize, f"given: minimize={minimize}", []
@@ -466,7 +536,7 @@ def _checked_exchangeability(results: Results) -> Results:
     if not pvalues:
         return results
     where = (f"column {results.order!r}" if results.order is not None
-             else f"the {results.tuner}'s record" if results.tuner is not None
+             else f"{results.tuner}'s record" if results.tuner is not None
              else "the rows' order")
     shown = ", ".join(f"p = {p:.3g}" + (f" ({m})" if len(pvalues) > 1 else "")
                       for m, p in pvalues.items())
@@ -483,7 +553,8 @@ def _checked_exchangeability(results: Results) -> Results:
         "random sampler (Optuna's RandomSampler)"
         for m, p in pvalues.items() if p < _ALPHA]
     return results.replace(notes=(*results.notes, note),
-                           warnings=(*results.warnings, *alarms),
+                           warnings=tuple(dict.fromkeys((*results.warnings,
+                                                         *alarms))),
                            exchangeability=pvalues)
 
 
