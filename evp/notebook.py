@@ -52,6 +52,7 @@ from evp.results import Results
 
 __all__ = [
     "DEBERTA",
+    "INVERTED_NOTE",
     "METHOD_NAMES",
     "REUTERS",
     "SST5_SEARCHES",
@@ -280,14 +281,39 @@ def budget_axis(ax, n, *, log: bool = True) -> None:
     ax.xaxis.set_minor_formatter(plt.NullFormatter())
 
 
+#: What an axis of negated losses adds to its label: its values are the loss, but
+#: drawn with the lowest (best) at the top (or on the right).
+INVERTED_NOTE = "(lower is better, axis inverted)"
+
+
+def _noted_text(label) -> str:
+    """The label's text with :data:`INVERTED_NOTE` (once; none on an empty label)."""
+    from matplotlib.text import Text
+
+    text = Text.get_text(label)
+    if not text.strip() or INVERTED_NOTE in text:
+        return text
+    return f"{text} {INVERTED_NOTE}"
+
+
 def orient_axis(results: Results, ax, axis: str = "y") -> None:
-    """On losses, label the negated-loss axis with the loss (best at the top)."""
+    """On losses, label the negated-loss axis with the loss (best at the top).
+
+    The analysis works on -loss, so that higher is better; this shows the loss
+    itself on the ticks and says on the axis label, whenever it is set (before
+    this call or after), that the axis runs the other way: "median lowest
+    val_loss (lower is better, axis inverted)".
+    """
     if not results.minimize:
         return
+    from functools import partial
+
     from matplotlib.ticker import FuncFormatter
 
     target = ax.yaxis if axis == "y" else ax.xaxis
     target.set_major_formatter(FuncFormatter(lambda v, _: f"{-v + 0:.4g}"))
+    # The label reads its text through this, so a label set later says it too.
+    target.label.get_text = partial(_noted_text, target.label)
 
 
 def data_limits(*arrays, pad: float = 0.05, bounds=(-math.inf, math.inf)):

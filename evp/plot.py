@@ -30,17 +30,21 @@ import re
 import numpy as np
 
 from evp import tables
+from evp._display import METHOD_NAMES
 from evp._validation import as_choice, renamed
 from evp.results import as_results
 
 __all__ = [
     "PALETTE",
+    "FigureOverlapError",
+    "check_text_overlaps",
     "plot_comparison",
     "plot_extrapolation",
     "plot_tail_fit",
     "plot_tuning_curves",
     "save_figure",
     "set_theme",
+    "text_overlaps",
     "theme",
 ]
 
@@ -59,9 +63,6 @@ def __getattr__(name):
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
            "#000000", "#F0E442")
 
-#: Display names of the CDF-band methods, as the figures and notebooks spell them.
-METHOD_NAMES = {"ld_highest_density": "LD highest-density",
-                "ld_equal_tailed": "LD equal-tailed", "ks": "KS", "dkw": "DKW"}
 
 # Alphas of the fills, so that two overlapping bands stay readable.
 BAND_ALPHA = 0.18
@@ -119,10 +120,15 @@ def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
 
     The PDF's creation date is left out, so rerunning a notebook rewrites identical
     files and version control shows only real changes. Returns the paths written.
+
+    A figure whose texts overlap (see :func:`text_overlaps`) is refused before
+    anything is written: a :class:`FigureOverlapError` (a ValueError) names the
+    two and how to fix it.
     """
     from pathlib import Path
 
     stem = Path(stem)
+    check_text_overlaps(figure, stem.name)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     for suffix in formats:
@@ -141,6 +147,364 @@ def _save(figure, path, *, dpi: int = 150):
                 else {"Date": None} if suffix == ".svg" else None)
     figure.savefig(path, bbox_inches="tight", dpi=dpi, metadata=metadata)
     return path
+
+
+# ------------------------------------------------------------- overlapping text
+
+#: How far (in points) two boxes must run into each other to count as overlapping:
+#: boxes that merely touch do not.
+OVERLAP_TOLERANCE = 1.0
+
+
+class FigureOverlapError(ValueError):
+    """A figure was refused because some of its text overlaps."""
+
+
+def _quote(text: str, width: int = 40) -> str:
+    """A text for a message: quoted, on one line, cut to `width` characters."""
+    text = " ".join(str(text).split())
+    return repr(text if len(text) <= width else text[:width - 1] + "…")
+
+
+def _renderer(figure):
+    """Lay the figure out and draw it once; return the renderer that measured it."""
+    canvas = figure.canvas
+    if not hasattr(canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def _all_axes(figure):
+    """Every Axes of the figure, secondary and inset axes included, once each."""
+    seen, stack = [], list(figure.axes)
+    while stack:
+        ax = stack.pop(0)
+        if ax in seen:
+            continue
+        seen.append(ax)
+        stack.extend(getattr(ax, "child_axes", []))
+    return seen
+
+
+def _shown(text) -> bool:
+    return bool(text.get_visible() and text.get_text().strip()
+                and (text.get_alpha() is None or text.get_alpha() > 0))
+
+
+def _tick_labels(axis):
+    """The tick labels the last draw showed (within the view), major and minor."""
+    try:
+        ticks = axis._update_ticks()  # the ticks matplotlib draws
+    except AttributeError:  # pragma: no cover - a matplotlib without it
+        ticks = axis.get_major_ticks()
+    labels = []
+    for tick in ticks:
+        for label in (tick.label1, tick.label2):
+            if _shown(label):
+                labels.append(label)
+    return labels
+
+
+def _panel_name(ax) -> str:
+    title = next((t.get_text() for t in (ax.title, ax._left_title, ax._right_title)
+                  if t.get_text().strip()), "")
+    return f" of panel {_quote(title)}" if title else ""
+
+
+def _figure_texts(figure):
+    """(text, description, owner) for every text the figure shows; `owner` groups
+    texts that are laid out together (a legend's)."""
+    found = []
+    for ax in _all_axes(figure):
+        if not ax.get_visible():
+            continue
+        panel = _panel_name(ax)
+        for title in (ax.title, ax._left_title, ax._right_title):
+            found.append((title, f"title {_quote(title.get_text())}", None))
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            if not axis.get_visible():
+                continue
+            label = _quote(axis.label.get_text())
+            found.append((axis.label, f"{name} label {label}{panel}", None))
+            found.append((axis.offsetText, f"{name} offset text{panel}", None))
+            for label in _tick_labels(axis):
+                tick = _quote(label.get_text())
+                found.append((label, f"{name} tick label {tick}{panel}", None))
+        for text in ax.texts:
+            found.append((text, f"text {_quote(text.get_text())}{panel}", None))
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            for text in [*legend.get_texts(), legend.get_title()]:
+                found.append((text, f"legend entry {_quote(text.get_text())}{panel}",
+                              legend))
+    for name in ("_suptitle", "_supxlabel", "_supylabel"):
+        text = getattr(figure, name, None)
+        if text is not None:
+            found.append((text, f"figure {name[1:]} {_quote(text.get_text())}", None))
+    for text in figure.texts:
+        found.append((text, f"figure text {_quote(text.get_text())}", None))
+    for legend in figure.legends:
+        if legend.get_visible():
+            for text in [*legend.get_texts(), legend.get_title()]:
+                found.append((text, f"figure legend entry {_quote(text.get_text())}",
+                              legend))
+    unique, seen = [], set()
+    for text, description, owner in found:
+        if id(text) not in seen and _shown(text):
+            seen.add(id(text))
+            unique.append((text, description, owner))
+    return unique
+
+
+def _text_box(text, renderer):
+    """The box of a text's glyphs (an annotation's without its arrow), or None."""
+    from matplotlib.text import Annotation, Text
+
+    if isinstance(text, Annotation):
+        if not text._check_xy(renderer):
+            return None  # an annotation outside its axes is not drawn
+        text.update_positions(renderer)
+    box = Text.get_window_extent(text, renderer)
+    if not (np.isfinite(box.extents).all() and box.width > 0 and box.height > 0):
+        return None
+    return box
+
+
+def _overlap(one, two, tolerance: float) -> bool:
+    """Whether two boxes run into each other by more than `tolerance` pixels."""
+    width = min(one.x1, two.x1) - max(one.x0, two.x0)
+    height = min(one.y1, two.y1) - max(one.y0, two.y0)
+    return width > tolerance and height > tolerance
+
+
+def _legend_box(legend, renderer):
+    """The box of a legend's entries (its frame less the padding)."""
+    box = legend.get_window_extent(renderer)
+    inset = legend.borderpad * renderer.points_to_pixels(legend._fontsize)
+    if box.width <= 2 * inset or box.height <= 2 * inset:
+        return box
+    from matplotlib.transforms import Bbox
+
+    return Bbox.from_extents(box.x0 + inset, box.y0 + inset, box.x1 - inset,
+                             box.y1 - inset)
+
+
+def _legends(figure):
+    legends = [(legend, f"the legend{_panel_name(ax)}") for ax in _all_axes(figure)
+               if (legend := ax.get_legend()) is not None]
+    legends += [(legend, "the figure legend") for legend in figure.legends]
+    return [(legend, name) for legend, name in legends if legend.get_visible()]
+
+
+def _opaque(artist) -> bool:
+    """A filled artist one cannot read text over (alpha at least one half)."""
+    from matplotlib.colors import to_rgba_array
+
+    alpha = artist.get_alpha()
+    if alpha is not None and alpha < 0.5:
+        return False
+    try:
+        faces = to_rgba_array(artist.get_facecolor())
+    except (TypeError, ValueError):
+        return False
+    return bool(len(faces) and faces[:, 3].max() >= 0.5)
+
+
+def _near(points, radius: float):
+    """A test of whether markers of `radius` (pixels) at `points` reach a box."""
+    def test(box) -> bool:
+        x, y = points[:, 0], points[:, 1]
+        return bool(((x > box.x0 - radius) & (x < box.x1 + radius)
+                     & (y > box.y0 - radius) & (y < box.y1 + radius)).any())
+    return test
+
+
+def _data_marks(ax, renderer):
+    """(kind, description, test) for the data an axes shows: lines, markers and
+    opaque fills; each test takes a box (pixels) and says whether the mark runs
+    into it. Guides spanning the axes (axhline, axvline) are not data."""
+    from matplotlib.collections import PathCollection, PolyCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    marks = []
+    for line in ax.get_lines():
+        if not (isinstance(line, Line2D) and line.get_visible()
+                and line.get_transform().contains_branch(ax.transData)):
+            continue
+        name = line.get_label()
+        description = (f"the line {_quote(name)}" if name and not name.startswith("_")
+                       else "a data line")
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(), float))
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if xy.size == 0:
+            continue
+        if line.get_linestyle() not in ("None", "none", "", " ") and len(xy) > 1:
+            from matplotlib.path import Path
+
+            path = Path(xy)
+            marks.append((description, lambda box, p=path: p.intersects_bbox(
+                box, filled=False)))
+        if line.get_marker() not in (None, "None", "none", "", " "):
+            radius = renderer.points_to_pixels(line.get_markersize()) / 2
+            marks.append((f"markers of {description}", _near(xy, radius)))
+    for collection in ax.collections:
+        if not collection.get_visible():
+            continue
+        if isinstance(collection, PathCollection) and len(collection.get_offsets()):
+            offsets = collection.get_offset_transform().transform(
+                np.asarray(collection.get_offsets(), float))
+            sizes = collection.get_sizes()
+            radius = renderer.points_to_pixels(
+                float(np.sqrt(sizes.max())) if len(sizes) else 6.0) / 2
+            name = collection.get_label()
+            description = (f"the points {_quote(name)}"
+                           if name and not name.startswith("_") else "data points")
+            marks.append((description, _near(offsets, radius)))
+        elif isinstance(collection, PolyCollection) and _opaque(collection):
+            transform = collection.get_transform()
+            paths = [transform.transform_path(p) for p in collection.get_paths()]
+            marks.append(("an opaque fill", lambda box, ps=paths: any(
+                p.intersects_bbox(box, filled=True) for p in ps)))
+    for patch in ax.patches:
+        if isinstance(patch, Patch) and patch.get_visible() and patch.get_fill() \
+                and _opaque(patch):
+            path = patch.get_transform().transform_path(patch.get_path())
+            marks.append(("an opaque patch", lambda box, p=path: p.intersects_bbox(
+                box, filled=True)))
+    return marks
+
+
+def _clipped(box, ax, renderer):
+    """The part of `box` inside the axes' drawing area, or None."""
+    from matplotlib.transforms import Bbox
+
+    area = ax.get_window_extent(renderer)
+    inside = Bbox.intersection(box, area)
+    if inside is None or inside.width <= 0 or inside.height <= 0:
+        return None
+    return inside
+
+
+def text_overlaps(figure, *, data: bool = True) -> list[tuple[str, str]]:
+    """The pairs of things in `figure` that run into each other, described.
+
+    Draws the figure once, then compares the rendered boxes of every visible,
+    non-empty text — titles, axis labels, tick labels, texts and annotations,
+    legend entries, the suptitle and the figure's shared labels — with each
+    other, with the legends' boxes, and with annotations' arrows. With `data`,
+    also a legend lying on the data of an axes (a line, a marker or an opaque
+    fill under its entries), and a text or annotation lying on markers of its
+    own axes. Boxes that only touch (by less than :data:`OVERLAP_TOLERANCE`
+    points) do not count.
+
+    Returns
+    -------
+    list of (str, str)
+        Descriptions of the two things of each overlap, e.g. ``("x tick label
+        '50' of panel 'AlexNet'", "x tick label '100' of panel 'AlexNet'")``;
+        empty when nothing overlaps.
+    """
+    renderer = _renderer(figure)
+    tolerance = renderer.points_to_pixels(OVERLAP_TOLERANCE)
+    texts = []
+    for text, description, owner in _figure_texts(figure):
+        box = _text_box(text, renderer)
+        if box is not None:
+            texts.append((text, description, owner, box))
+    found = []
+    for i, (_, first, owner, box) in enumerate(texts):
+        for _, second, other, box_2 in texts[i + 1:]:
+            if owner is not None and owner is other:
+                continue  # a legend lays out its own entries
+            if _overlap(box, box_2, tolerance):
+                found.append((first, second))
+    legends = [(legend, name, _legend_box(legend, renderer))
+               for legend, name in _legends(figure)]
+    for legend, name, box in legends:
+        for _, description, owner, text_box in texts:
+            if owner is not legend and _overlap(box, text_box, tolerance):
+                found.append((description, name))
+    for i, (_, name, box) in enumerate(legends):
+        for _, other, box_2 in legends[i + 1:]:
+            if _overlap(box, box_2, tolerance):
+                found.append((name, other))
+    # Arrows of annotations: another text on one is hard to read.
+    from matplotlib.text import Annotation
+
+    for ax in _all_axes(figure):
+        for arrow_owner in ax.texts:
+            if not (isinstance(arrow_owner, Annotation) and arrow_owner.get_visible()
+                    and arrow_owner.arrow_patch is not None
+                    and arrow_owner._check_xy(renderer)):
+                continue
+            arrow_owner.update_positions(renderer)
+            arrow = arrow_owner.arrow_patch.get_window_extent(renderer)
+            label = arrow_owner.get_text().strip()
+            name = (f"the arrow of {_quote(label)}" if label else "an arrow") \
+                + _panel_name(ax)
+            for text, description, _, box in texts:
+                if text is not arrow_owner and _overlap(arrow, box, tolerance):
+                    found.append((description, name))
+    if data:
+        for ax in _all_axes(figure):
+            if not ax.get_visible():
+                continue
+            marks = None
+            for _, name, box in legends:
+                inside = _clipped(box, ax, renderer)
+                if inside is None:
+                    continue
+                marks = marks if marks is not None else _data_marks(ax, renderer)
+                hit = next((what for what, test in marks if test(inside)), None)
+                if hit is not None:
+                    found.append((name, f"{hit}{_panel_name(ax)}"))
+            for text in ax.texts:
+                entry = next((t for t in texts if t[0] is text), None)
+                if entry is None:
+                    continue
+                inside = _clipped(entry[3], ax, renderer)
+                if inside is None:
+                    continue
+                marks = marks if marks is not None else _data_marks(ax, renderer)
+                hit = next((what for what, test in marks
+                            if what.startswith(("markers", "data points", "the points"))
+                            and test(inside)), None)
+                if hit is not None:
+                    found.append((entry[1], f"{hit}{_panel_name(ax)}"))
+    return found
+
+
+def _advice(first: str, second: str) -> str:
+    """How to fix an overlap of these two, in a few words."""
+    both = f"{first} {second}"
+    if "legend" in both and ("line" in both or "marker" in both or "points" in both
+                             or "fill" in both or "patch" in both):
+        return ("move the legend off the data (e.g. loc='upper left', "
+                "bbox_to_anchor=(1.02, 1), or figure.legend(loc='outside lower "
+                "center'))")
+    if "tick label" in both:
+        return ("use fewer or shorter ticks (a sparser locator, rotated labels) or "
+                "a wider figure")
+    if "title" in both:
+        return "shorten the titles or widen the figure"
+    if "arrow" in both or "marker" in both or "points" in both:
+        return "move the text off the marks (an offset, or another corner)"
+    return "move one of them, shorten it, or give the figure more room"
+
+
+def check_text_overlaps(figure, name: str = "figure") -> None:
+    """Raise :class:`FigureOverlapError` (a ValueError) naming the first overlap
+    :func:`text_overlaps` finds in `figure`, and how to fix it."""
+    found = text_overlaps(figure)
+    if found:
+        first, second = found[0]
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise FigureOverlapError(
+            f"{name}: {first} overlaps {second}{more}; {_advice(first, second)}")
 
 
 # ----------------------------------------------------------------- labels and axes
@@ -189,15 +553,22 @@ def _plain(value, _position=None) -> str:
     return f"{value:g}"
 
 
-def plain_log_axis(axis) -> None:
+def plain_log_axis(axis, limits=None, *, most: int = 7) -> None:
     """Plain tick labels (1, 10, 100) on a log axis; 2 and 5 in between when it
-    spans less than two decades."""
+    spans less than two decades, and every other (or third) decade when more than
+    `most` decades would crowd it.
+
+    `limits` is the axis's range where its view interval does not say it yet (a
+    secondary axis takes its range from its parent only when drawn).
+    """
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    low, high = sorted(axis.get_view_interval())
+    low, high = sorted(limits if limits is not None else axis.get_view_interval())
     low = max(low, 1e-300)
+    high = max(high, low * 10)
     subs = (1.0, 2.0, 5.0) if high / low < 100 else (1.0,)
-    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_locator(LogLocator(base=10, subs=subs,
+                                      numticks=most + 2 if len(subs) == 1 else None))
     axis.set_major_formatter(FuncFormatter(_plain))
     axis.set_minor_formatter(NullFormatter())
 
@@ -294,13 +665,21 @@ def _band(ax, x, lower, estimate, upper, color, nudge: int = 0) -> list[str]:
 
 
 def _open_label(ax, sides: set) -> None:
-    """Say once per panel what an open band edge means: in the corner it opens to."""
+    """Say once per panel what an open band edge means: in a corner on the side it
+    opens to, the right one unless an arrow stands there (then the left)."""
     if not sides or any(t.get_gid() == OPEN_EDGE_LABEL for t in ax.texts):
         return
     side = "upper" if "upper" in sides else "lower"
-    label = ax.text(0.985, 0.975 if side == "upper" else 0.025,
+    # Where the arrows stand, as fractions of the axes' width.
+    to_axes = ax.transAxes.inverted()
+    where = [float(to_axes.transform(arrow.xycoords.transform(arrow.xy))[0])
+             for arrow in ax.texts if arrow.get_gid() == OPEN_EDGE]
+    # The label takes about the outer 40% of the width in its corner.
+    right = sum(x > 0.55 for x in where) <= sum(x < 0.45 for x in where)
+    label = ax.text(0.985 if right else 0.015, 0.975 if side == "upper" else 0.025,
                     f"no {side} bound:\nmore rounds needed", transform=ax.transAxes,
-                    ha="right", va="top" if side == "upper" else "bottom",
+                    ha="right" if right else "left",
+                    va="top" if side == "upper" else "bottom",
                     fontsize="small", color="0.2", linespacing=1.1, zorder=6)
     label.set_gid(OPEN_EDGE_LABEL)
 
@@ -850,6 +1229,11 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
         with plt.rc_context(theme()):
             _, ax = plt.subplots(figsize=(4.2, 4.0), layout="constrained")
     color = color or PALETTE[0]
+    # The fit speaks only in its region: nothing of it is drawn past the
+    # threshold (the band's edges and the diagonal stop there).
+    convex = bool(getattr(dist, "convex", False))
+    clip = np.minimum if convex else np.maximum
+    low, high = clip(low, threshold), clip(high, threshold)
     finite = np.isfinite(low) & np.isfinite(high)
     ax.fill_between(x[finite], low[finite], high[finite], color=color,
                     alpha=BAND_ALPHA, linewidth=0,
@@ -859,7 +1243,8 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
     if outside.any():
         ax.plot(x[outside], scores[outside], "x", color=PALETTE[5], markersize=5,
                 label="outside the band")
-    span = [min(x.min(), scores.min()), max(x.max(), scores.max())]
+    span = np.array([min(x.min(), scores.min()), max(x.max(), scores.max())])
+    span = np.minimum(span, threshold) if convex else np.maximum(span, threshold)
     ax.plot(span, span, color="0.4", linewidth=0.8, linestyle="--", label="y = x")
     ax.set(xlabel="fitted quantile", ylabel="score", title=label or "")
     ax.legend(fontsize="small")
@@ -914,7 +1299,15 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
     ax.fill_between(ks[shown], low[shown], high[shown], color=color,
                     alpha=BAND_ALPHA, linewidth=0,
                     label=f"{found.confidence:.0%} band (confidence set)")
-    ax.plot(ks, fitted["median"].to_numpy(), color=color, label="fitted median")
+    # The fit describes only the scores beyond its threshold: where its median
+    # falls short of it, the model says nothing, and no curve is drawn.
+    median = fitted["median"].to_numpy(dtype=float)
+    threshold = float(found.threshold)
+    speaks = median <= threshold if minimize else median >= threshold
+    ax.plot(ks, np.where(speaks, median, np.nan), color=color,
+            label="fitted median")
+    ax.axhline(threshold, color=color, linewidth=0.7, linestyle="--", alpha=0.6,
+               label="threshold of the fitted tail")
     ax.plot(empirical["n"].to_numpy(), empirical["median"].to_numpy(), "o",
             color="0.2", markersize=2.5, label="empirical median")
     ax.axvline(size, color="0.6", linewidth=0.8, linestyle=":")
@@ -925,7 +1318,9 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
         top = ax.secondary_xaxis("top", functions=(
             lambda n: n * cost_per_round, lambda c: c / cost_per_round))
         top.set_xlabel(f"expected {cost or 'cost'}")
-        plain_log_axis(top.xaxis)
+        # Its range from the rounds', and as few labels as the bottom axis has.
+        plain_log_axis(top.xaxis, (cost_per_round, float(ks.max()) * cost_per_round),
+                       most=4)
     return ax
 
 

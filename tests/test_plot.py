@@ -307,3 +307,279 @@ def test_tail_fit_qq_plot_marks_exactly_the_scores_outside_the_band():
         assert len(ax.collections) == 1  # the band, shaded once
         assert ax.get_xlabel() == "fitted quantile"
         plt.close(ax.figure)
+
+
+# ------------------------------------------------------------- overlapping text
+
+
+def test_a_figure_with_overlapping_labels_is_refused(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from evp.plot import FigureOverlapError, save_figure, text_overlaps
+
+    figure, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2, 3], [1, 2, 3])
+    ax.text(1.5, 2.5, "first note")
+    ax.text(1.55, 2.5, "second note")
+    found = text_overlaps(figure)
+    assert ("text 'first note'", "text 'second note'") in found
+    with pytest.raises(FigureOverlapError, match=r"^crowded: text 'first note' "
+                       r"overlaps text 'second note'; move one") as refused:
+        save_figure(figure, tmp_path / "crowded")
+    assert isinstance(refused.value, ValueError) and "\n" not in str(refused.value)
+    assert not list(tmp_path.iterdir())  # nothing written
+    plt.close(figure)
+
+
+def test_a_clean_figure_is_saved(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from evp.plot import save_figure, text_overlaps
+
+    figure, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.plot([1, 2, 3], [1, 2, 3], label="rising")
+    ax.set(title="a title", xlabel="x", ylabel="y")
+    ax.legend(loc="lower right")
+    assert text_overlaps(figure) == []
+    paths = save_figure(figure, tmp_path / "clean")
+    assert [p.name for p in paths] == ["clean.png", "clean.pdf"]
+    plt.close(figure)
+
+
+def test_crowded_ticks_titles_and_panels_are_found():
+    import matplotlib.pyplot as plt
+
+    from evp.plot import text_overlaps
+
+    figure, ax = plt.subplots(figsize=(3, 2))
+    ax.set_xticks(np.arange(0, 1.01, 0.05))
+    found = text_overlaps(figure)
+    assert found and all("x tick label" in a and "x tick label" in b
+                         for a, b in found)
+    plt.close(figure)
+    figure, (left, right) = plt.subplots(1, 2, figsize=(5, 2), layout="constrained")
+    left.set_title("a title far too long for its narrow panel")
+    right.set_title("and another one beside it")
+    assert ("title 'a title far too long for its narrow pan…'",
+            "title 'and another one beside it'") in text_overlaps(figure)
+    plt.close(figure)
+
+
+def test_a_legend_on_the_data_is_found_and_one_beside_it_is_not():
+    import matplotlib.pyplot as plt
+
+    from evp.plot import check_text_overlaps, text_overlaps
+
+    for where, clear in (({"loc": "upper left"}, True),
+                         ({"loc": "center"}, False),
+                         ({"loc": "upper left", "bbox_to_anchor": (1.02, 1)}, True)):
+        figure, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+        ax.plot(np.linspace(0, 1, 50), np.linspace(0, 1, 50), label="diagonal")
+        ax.legend(**where)
+        found = text_overlaps(figure)
+        assert (found == []) == clear, (where, found)
+        if not clear:
+            assert found == [("the legend", "the line 'diagonal'")]
+            with pytest.raises(ValueError, match="move the legend off the data"):
+                check_text_overlaps(figure)
+            assert text_overlaps(figure, data=False) == []
+        plt.close(figure)
+    # Opaque fills (a stack plot) count as data; markers too.
+    figure, ax = plt.subplots(figsize=(4, 3))
+    ax.stackplot([1, 2, 3], [1, 1, 1], [2, 2, 2], labels=["a", "b"])
+    ax.legend(loc="center")
+    assert ("the legend", "an opaque fill") in text_overlaps(figure)
+    plt.close(figure)
+
+
+def test_a_text_on_markers_or_an_arrow_is_found():
+    import matplotlib.pyplot as plt
+
+    from evp.plot import text_overlaps
+
+    figure, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2, 3], [1, 2, 3], "o", label="points")
+    ax.annotate("K=3", (2, 2), ha="center", va="center")
+    assert text_overlaps(figure) == [("text 'K=3'", "markers of the line 'points'")]
+    plt.close(figure)
+    figure, ax = plt.subplots(figsize=(4, 3))
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    ax.annotate("", xy=(0.9, 0.9), xytext=(0.9, 0.1),
+                arrowprops={"arrowstyle": "-|>"})
+    ax.text(0.9, 0.5, "on the arrow", ha="center")
+    assert text_overlaps(figure) == [("text 'on the arrow'", "an arrow")]
+    plt.close(figure)
+
+
+def representative_figures():
+    """Every plotting function of evp.plot, on the inputs the notebooks give it."""
+    import matplotlib.pyplot as plt
+
+    from evp.parametric import NoisyQuadraticDistribution, confidence_set
+    from evp.plot import plot_comparison, plot_extrapolation, plot_plan, plot_tail_fit
+    from evp.tables import plan_table
+
+    rng = np.random.default_rng(3)
+    short = pd.DataFrame({
+        "model": ["a"] * 20 + ["b"] * 20,
+        "f1": np.concatenate([rng.uniform(0.5, 0.8, 20), rng.uniform(0.6, 0.7, 20)]),
+        "seconds": rng.uniform(1, 3, 40)})
+    long = pd.DataFrame({
+        "model": np.repeat(["cnn", "lr", "lboe"], 60),
+        "accuracy": np.concatenate([rng.beta(8, 4, 60), rng.beta(9, 4, 60),
+                                    rng.beta(7, 4, 60)]),
+        "train_hours": rng.uniform(0.5, 40, 180)})
+    losses = short.assign(val_loss=1 - short["f1"])
+    yield "curves", plot_tuning_curves(long, y="accuracy", hue="model", panels=False,
+                                       target=0.8)
+    yield "bands", plot_tuning_curves(short, y="f1", hue="model",
+                                      method="ld_highest_density")
+    yield "losses", plot_tuning_curves(losses, y="val_loss", hue="model",
+                                       method="ld_highest_density", minimize=True)
+    yield "cost", plot_tuning_curves(long, y="accuracy", hue="model", x="cost",
+                                     cost="train_hours", panels=False)
+    yield "panels", plot_tuning_curves(long, y="accuracy", hue="model", method="ks")
+    a = short.loc[short["model"] == "a", "f1"].to_numpy()
+    b = short.loc[short["model"] == "b", "f1"].to_numpy()
+    result = evp.compare(a, b, np.arange(1, 21), 0.8)
+    yield "comparison", plot_comparison(result, ("a", "b"), y="f1")
+    yield "comparison, cost", plot_comparison(result, ("a", "b"), y="f1",
+                                              costs={"a": 2.0, "b": 30.0},
+                                              cost="seconds")
+    yield "comparisons", plot_comparison([(("a", "b"), result),
+                                          (("b", "a"), evp.compare(b, a, np.arange(
+                                              1, 21), 0.8))], y="f1")
+    lost = evp.compare(1 - a, 1 - b, np.arange(1, 21), 0.8, minimize=True)
+    yield "comparison, losses", plot_comparison(lost, ("a", "b"), y="val_loss")
+    ys = rng.beta(6, 3, 300)
+    fit = NoisyQuadraticDistribution.fit(ys, limits=(0.6, np.inf),
+                                         constraints={"c": (1, 4)})
+    found = confidence_set(ys, 0.6, 0.8, constraints={"c": (1, 4)})
+    yield "tail fit", plot_tail_fit(fit, ys, 0.6, label="a model")
+    yield "extrapolation", plot_extrapolation(fit, found, ys, label="a model",
+                                              cost_per_round=3.5, cost="GPU hours")
+    _figure, axes = plt.subplots(1, 3, figsize=(12.6, 3.6), layout="constrained")
+    for ax, per_round in zip(axes, (0.02, 7.0, 300.0), strict=True):
+        plot_extrapolation(fit, found, ys, label=f"{per_round} h a round", ax=ax,
+                           cost_per_round=per_round, cost="GPU hours")
+    yield "extrapolations", axes[0]
+    table = plan_table(evp.read_results(short, score="f1", group="model"), "a", "b",
+                       10, [0, 10, 20], replications=40)
+    yield "plan", plot_plan(table, ("a", "b"), 10)
+
+
+def test_every_plotting_function_draws_without_overlaps():
+    import matplotlib.pyplot as plt
+
+    from evp.plot import text_overlaps
+
+    drawn = 0
+    for name, axes in representative_figures():
+        figure = np.ravel(axes)[0].figure
+        assert text_overlaps(figure) == [], name
+        plt.close(figure)
+        drawn += 1
+    assert drawn == 13
+
+
+def test_the_open_label_keeps_off_its_arrows():
+    from evp.plot import OPEN_EDGE, OPEN_EDGE_LABEL, text_overlaps
+
+    rng = np.random.default_rng(1)
+    # Open from n = 7 on: in the middle of 1-40, on the right of 1-11.
+    frame = pd.DataFrame({"model": ["a"] * 40 + ["b"] * 40,
+                          "loss": np.concatenate([rng.uniform(0.2, 0.5, 40),
+                                                  rng.uniform(0.25, 0.45, 40)])})
+    for ns in (np.arange(1, 41), np.arange(1, 12)):
+        ax = plot_tuning_curves(frame, y="loss", hue="model", minimize=True,
+                                method="ld_highest_density", ns=ns)
+        label = next(t for t in ax.texts if t.get_gid() == OPEN_EDGE_LABEL)
+        arrows = [t for t in ax.texts if t.get_gid() == OPEN_EDGE]
+        assert label.get_text().startswith("no lower bound")
+        assert not [pair for pair in text_overlaps(ax.figure) if "arrow" in pair[1]]
+        if arrows and len(ns) == 11:  # the arrows stand on the right
+            assert label.get_horizontalalignment() == "left"
+
+
+def test_a_fitted_tail_is_not_drawn_beyond_its_threshold():
+    from evp.parametric import NoisyQuadraticDistribution, confidence_set
+    from evp.plot import plot_extrapolation, plot_tail_fit
+
+    rng = np.random.default_rng(0)
+    ys = rng.beta(6, 3, 200)
+    for minimize in (False, True):
+        scores = 1 - ys if minimize else ys
+        threshold = 0.3 if minimize else 0.7
+        limits = (-np.inf, threshold) if minimize else (threshold, np.inf)
+        fit = NoisyQuadraticDistribution.fit(
+            scores, limits=limits, constraints={"c": (1, 4), "convex": minimize})
+        found = confidence_set(scores, threshold, 0.8, minimize=minimize,
+                               constraints={"c": (1, 4)})
+        ax = plot_extrapolation(fit, found, scores)
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        median = np.asarray(lines["fitted median"].get_ydata(), dtype=float)
+        drawn = median[np.isfinite(median)]
+        assert drawn.size
+        beyond = drawn <= threshold if minimize else drawn >= threshold
+        assert beyond.all()
+        assert np.isnan(median).any()  # at n = 1 the median is short of it
+        ax = plot_tail_fit(fit, scores, threshold)
+        for collection in ax.collections:
+            y = np.concatenate([p.vertices[:, 1] for p in collection.get_paths()])
+            assert (y <= threshold + 1e-12).all() if minimize else (
+                y >= threshold - 1e-12).all()
+        diagonal = next(line for line in ax.get_lines() if line.get_label() == "y = x")
+        y = np.asarray(diagonal.get_ydata(), dtype=float)
+        assert (y <= threshold + 1e-12).all() if minimize else (
+            y >= threshold - 1e-12).all()
+
+
+def test_an_inverted_loss_axis_says_so_on_its_label():
+    import matplotlib.pyplot as plt
+
+    from evp import read_results
+    from evp.notebook import INVERTED_NOTE, orient_axis
+
+    losses = read_results(pd.DataFrame({"val_loss": [0.3, 0.2, 0.5]}),
+                          score="val_loss", minimize=True)
+    scores = read_results(pd.DataFrame({"f1": [0.3, 0.2, 0.5]}), score="f1")
+    figure, (before, after, x, plain) = plt.subplots(1, 4)
+    before.set_ylabel(losses.axis_label("median"))
+    orient_axis(losses, before)
+    orient_axis(losses, after)  # the label comes later
+    after.set_ylabel(losses.axis_label("median"))
+    orient_axis(losses, x, "x")
+    x.set_xlabel("val_loss")
+    orient_axis(scores, plain)
+    plain.set_ylabel(scores.axis_label("median"))
+    for label in (before.get_ylabel(), after.get_ylabel()):
+        assert label == f"median lowest val_loss {INVERTED_NOTE}"
+    assert x.get_xlabel() == f"val_loss {INVERTED_NOTE}"
+    assert x.get_ylabel() == ""  # no note on an empty label
+    assert plain.get_ylabel() == "median best f1"
+    figure.canvas.draw()
+    assert before.yaxis.label.get_window_extent().height > 0
+    plt.close(figure)
+
+
+def test_notebooks_save_figures_only_through_evp_notebook_save():
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    paths = sorted(root.rglob("*.ipynb"))
+    assert len(paths) > 5
+    offenders = []
+    for path in paths:
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for index, cell in enumerate(cells):
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            code = "\n".join(line.split("#", 1)[0] for line in source.splitlines())
+            if re.search(r"\b(savefig|save_figure|_save)\s*\(", code):
+                offenders.append(f"{path.relative_to(root)} cell {index}")
+    assert not offenders, ("save figures with evp.notebook.save (which checks them "
+                           f"for overlapping text): {offenders}")
