@@ -212,11 +212,11 @@ def _check_out(out: str | None) -> Path | None:
 def _caption(what: str, results, args) -> str:
     """A LaTeX table's caption: what it shows, the band's method and confidence,
     and the rounds behind it."""
-    from evp.plot import METHOD_NAMES
+    from evp._display import method_name
 
     rounds = ", ".join(f"{results.scores_as_read[m].size} of {results.label(m)}"
                        for m in results.models)
-    method = METHOD_NAMES.get(args.method or "ld_highest_density", args.method)
+    method = method_name(args.method or "ld_highest_density")
     return (f"{what}: {args.confidence:.0%} {method} bands; rounds: {rounds}; "
             f"score: {results.score_name}"
             + (" (a loss, lower is better)" if results.minimize else "") + ".")
