@@ -28,7 +28,7 @@ PREAMBLE = ("\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
 # LaTeX's special characters, each as text. The backslash goes first, by the
 # regular expression below, so that the braces it writes are not escaped again.
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
-            "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+            "#": r"\#", "_": r"\_\allowbreak{}", "{": r"\{", "}": r"\}",
             "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
             "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
 # Characters beyond Latin-1 that evp's own tables and notes use, and that
@@ -37,6 +37,8 @@ _UNICODE = {"≈": r"$\approx$", "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\p
             "×": r"$\times$", "−": r"$-$", "→": r"$\rightarrow$",
             "←": r"$\leftarrow$", "∞": r"$\infty$", "·": r"$\cdot$",
             "²": r"$^2$", "σ": r"$\sigma$", "α": r"$\alpha$", "Δ": r"$\Delta$",
+            "γ": r"$\gamma$", "ε": r"$\varepsilon$", "Σ": r"$\Sigma$",
+            "∈": r"$\in$", "≠": r"$\neq$", "⌈": r"$\lceil$", "⌉": r"$\rceil$",
             "…": r"\ldots{}", "–": "--", "—": "---", "‘": "`", "’": "'",
             "“": "``", "”": "''", "§": r"\S{}", "✓": r"$\checkmark$"}
 _PATTERN = re.compile("|".join(re.escape(c) for c in [*_SPECIAL, *_UNICODE]))
@@ -44,12 +46,13 @@ _PATTERN = re.compile("|".join(re.escape(c) for c in [*_SPECIAL, *_UNICODE]))
 
 def escape(text) -> str:
     r"""`text` as LaTeX that typesets as written: the special characters escaped
-    (``model_a`` → ``model\_a``, ``50%`` → ``50\%``), the symbols evp writes as
+    (``model_a`` → ``model\_\allowbreak{}a``: a long name may break after its
+    underscores; ``50%`` → ``50\%``), the symbols evp writes as
     math, and any other character beyond what ``pdflatex`` reads from UTF-8
     spelled by its nearest ASCII letters (its Unicode name where there are none).
 
     >>> escape("lr_0.1 & 50% #1")
-    'lr\\_0.1 \\& 50\\% \\#1'
+    'lr\\_\\allowbreak{}0.1 \\& 50\\% \\#1'
     >>> escape("≈ 3 GPU-hours, n ≥ 2")
     '$\\approx$ 3 GPU-hours, n $\\geq$ 2'
     """
@@ -87,10 +90,17 @@ def _numeric(column: pd.Series) -> bool:
         column)
 
 
+def _wrapped(name, width: int = 14) -> list[str]:
+    """A column's name in lines of about `width` characters, broken between words
+    only (a name is never cut inside a word)."""
+    return textwrap.wrap(str(name), width, break_long_words=False,
+                         break_on_hyphens=False) or [""]
+
+
 def _header(name, width: int = 14) -> str:
     """A column's name, broken into lines of about `width` characters (a cell of
     its own), so that long names do not widen the table."""
-    lines = textwrap.wrap(str(name), width) or [""]
+    lines = _wrapped(name, width)
     if len(lines) == 1:
         return escape(lines[0])
     return ("\\begin{tabular}[b]{@{}l@{}}" + " \\\\ ".join(escape(x) for x in lines)
@@ -130,7 +140,7 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     columns, width = [], 0
     share = 0.9 / max(1, frame.shape[1])
     for j, name in enumerate(frame.columns):
-        header = max(len(line) for line in textwrap.wrap(str(name), 14) or [""])
+        header = max(len(line) for line in _wrapped(name))
         longest = max([header, *(len(row[j]) for row in cells)])
         if _numeric(frame.iloc[:, j]):
             columns.append("r")

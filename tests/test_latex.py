@@ -45,11 +45,11 @@ def pdf_text(pdf: Path) -> str:
 
 
 def test_escape_writes_every_special_character_as_text():
-    assert escape("a_b & c% #d $e") == r"a\_b \& c\% \#d \$e"
+    assert escape("a_b & c% #d $e") == r"a\_\allowbreak{}b \& c\% \#d \$e"
     # The backslash is escaped once, and the braces its command writes are not.
     assert escape("\\{}") == r"\textbackslash{}\{\}"
     assert escape("~^") == r"\textasciitilde{}\textasciicircum{}"
-    assert escape("≈ ≥ ± −") == r"$\approx$ $\geq$ $\pm$ $-$"
+    assert escape("≈ ≥ ± − ∈") == r"$\approx$ $\geq$ $\pm$ $-$ $\in$"
     assert escape("Łódź") == "Łódź"  # Latin letters pdflatex sets from UTF-8
     assert escape("模型") == "[cjk unified ideograph-6a21][cjk unified ideograph-578b]"
 
@@ -62,7 +62,7 @@ def test_latex_table_is_booktabs_with_numbers_to_the_right():
     assert "\\begin{tabular}{lrr}" in lines
     assert lines.index("\\toprule") < lines.index("\\midrule") < lines.index(
         "\\bottomrule")
-    assert "a\\_1 & 1 & 0.8123 \\\\" in lines
+    assert "a\\_\\allowbreak{}1 & 1 & 0.8123 \\\\" in lines
     assert "b & 10 & $\\infty$ \\\\" in lines  # an open band edge
     assert "\\caption{80\\% LD bands; 30 rounds}" in lines
     assert "\\label{tab:x}" in lines
@@ -113,7 +113,8 @@ def test_tables_and_appendix_compile_and_read_back(results_file):
     evp("report", results_file, *common, "--out", "appendix.tex", cwd=folder)
     # The caption says the method, the confidence and the rounds.
     assert re.search(r"\\caption\{.*80\\% LD highest-density bands; rounds: 25 of "
-                     r"lr\\_0\.1 \\& warmup", (folder / "compare.tex").read_text())
+                     r"lr\\_\\allowbreak\{\}0\.1 \\& warmup",
+                     (folder / "compare.tex").read_text())
     figures = sorted(p.name for p in (folder / "appendix-figures").iterdir())
     assert figures == ["bands.pdf", "curves.pdf"]
 
