@@ -1119,7 +1119,9 @@ def plot_comparison(
                 panel.set_xscale("log")
             panel.set_xlim(xs.min(), xs.max())
             if len(pairs) > 1:
-                panel.set_title(f"{a} vs {b}", color="0.15")
+                # Long names on two lines: side by side, titles must fit a panel.
+                title = f"{a} vs {b}" if len(a) + len(b) <= 24 else f"{a}\nvs {b}"
+                panel.set_title(title, color="0.15")
             sides = set()
             for index, (model, band) in enumerate(((a, result.band_a),
                                                    (b, result.band_b))):
