@@ -666,22 +666,29 @@ def _band(ax, x, lower, estimate, upper, color, nudge: int = 0) -> list[str]:
 
 def _open_label(ax, sides: set) -> None:
     """Say once per panel what an open band edge means: in a corner on the side it
-    opens to, the right one unless an arrow stands there (then the left)."""
+    opens to (right, else left), or where no arrow stands, else in the far corner.
+    The places are tried against where the arrows are drawn, with a margin for the
+    layout that comes after."""
     if not sides or any(t.get_gid() == OPEN_EDGE_LABEL for t in ax.texts):
         return
     side = "upper" if "upper" in sides else "lower"
-    # Where the arrows stand, as fractions of the axes' width.
-    to_axes = ax.transAxes.inverted()
-    where = [float(to_axes.transform(arrow.xycoords.transform(arrow.xy))[0])
-             for arrow in ax.texts if arrow.get_gid() == OPEN_EDGE]
-    # The label takes about the outer 40% of the width in its corner.
-    right = sum(x > 0.55 for x in where) <= sum(x < 0.45 for x in where)
-    label = ax.text(0.985 if right else 0.015, 0.975 if side == "upper" else 0.025,
-                    f"no {side} bound:\nmore rounds needed", transform=ax.transAxes,
-                    ha="right" if right else "left",
-                    va="top" if side == "upper" else "bottom",
-                    fontsize="small", color="0.2", linespacing=1.1, zorder=6)
-    label.set_gid(OPEN_EDGE_LABEL)
+    renderer = ax.figure.canvas.get_renderer()
+    arrows = [t.get_window_extent(renderer) for t in ax.texts
+              if t.get_gid() == OPEN_EDGE]
+    near, far = (0.975, 0.025) if side == "upper" else (0.025, 0.975)
+    places = [(x, y) for y in (near, far) for x in (0.985, 0.015, 0.5)]
+    for x, y in places:
+        label = ax.text(x, y, f"no {side} bound:\nmore rounds needed",
+                        transform=ax.transAxes,
+                        ha={0.985: "right", 0.015: "left", 0.5: "center"}[x],
+                        va="top" if y > 0.5 else "bottom", fontsize="small",
+                        color="0.2", linespacing=1.1, zorder=6)
+        label.set_gid(OPEN_EDGE_LABEL)
+        box = label.get_window_extent(renderer).expanded(1.25, 1.25)
+        if not any(box.overlaps(arrow) for arrow in arrows):
+            return
+        label.remove()
+    ax.add_artist(label)  # nowhere is free of arrows: the usual corner, said
 
 
 def _layout(n_panels: int) -> tuple[int, int]:

@@ -477,7 +477,7 @@ def _body(results, target, confidence, method, budget=None):
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from evp.plot import plot_tuning_curves, score_label, theme
+    from evp.plot import check_text_overlaps, plot_tuning_curves, score_label, theme
     from evp.tables import (
         budget_table,
         pairwise_comparisons,
@@ -495,6 +495,8 @@ def _body(results, target, confidence, method, budget=None):
         for name, options in drawn:
             axes = plot_tuning_curves(results, **options)
             figure = np.ravel(axes)[0].figure
+            # The same check as every saved figure: no text runs into another.
+            check_text_overlaps(figure, f"the report's {name} figure")
             buffer, vector = io.BytesIO(), io.BytesIO()
             figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
             # No creation date, so that the same results write the same file.
