@@ -6,7 +6,7 @@ LOCK := requirements/lock.txt
 # Build tools come from the lock too, so an install next year builds the same way.
 PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(LOCK)
 
-.PHONY: reproduce test lab lint lock clean
+.PHONY: reproduce test site lab lint lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,12 @@ $(VENV)/.notebooks: $(BIN)/python pyproject.toml $(LOCK)
 	touch $@
 
 $(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,classroom,dev,tuners,ray,mlflow]"
-	touch $@ $(VENV)/.notebooks
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,classroom,dev,tuners,ray,mlflow,site]"
+	touch $@ $(VENV)/.notebooks $(VENV)/.site
+
+$(VENV)/.site: $(BIN)/python pyproject.toml $(LOCK)
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,classroom,site]"
+	touch $@
 
 ## reproduce: execute every notebook with papermill and write its figures
 reproduce: $(VENV)/.notebooks
@@ -44,7 +48,7 @@ test: $(VENV)/.dev
 			>/dev/null 2>&1; } || echo "could not install$$missing: the tests \
 	that need them will be skipped"; \
 	fi
-	$(BIN)/ruff check evp tests benchmarks
+	$(BIN)/ruff check evp tests benchmarks docs
 	@# nbval checks the executed notebooks on the other core while the tests run;
 	@# their figures go to a temporary folder, so the checkout stays as it is.
 	@figures=$$(mktemp -d); log=$$(mktemp); nbval=; \
@@ -59,6 +63,11 @@ test: $(VENV)/.dev
 	echo "--- nbval: the executed notebooks"; cat $$log; rm -rf $$figures $$log; \
 	[ $$tests -eq 0 ] && [ $$notebooks -eq 0 ]
 
+## site: build the website from the executed notebooks into site/ (executes nothing;
+## tests/test_site.py builds it too, with no warnings, and reads it in Chromium)
+site: $(VENV)/.site
+	$(BIN)/python docs/build.py --out site
+
 ## lab: open JupyterLab on the notebooks (LAB_OPTIONS passes more options to it)
 # Jupyter refuses to run as root (a container's usual user) unless told it may.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -68,9 +77,9 @@ lab: $(VENV)/.notebooks
 ## lock: re-resolve requirements/lock.txt (needs network; pip-tools installed on the fly)
 lock: $(BIN)/python
 	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra parquet --extra dev --extra tuners --extra ray --extra mlflow --strip-extras --allow-unsafe \
+	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra parquet --extra dev --extra tuners --extra ray --extra mlflow --extra site --strip-extras --allow-unsafe \
 		--no-emit-index-url --no-emit-find-links --no-header \
 		-o $(LOCK) pyproject.toml requirements/build.in
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis site

@@ -7,13 +7,16 @@ The modules, in layers; a module imports only from its own layer and those
 listed before it (ARCHITECTURE.md says it in full, and a test checks it):
 
 1. Readers and their Results
+
    - :mod:`evp.results` — :class:`Results`: a tidy frame and what it means (the
      score, model and cost columns, the direction and who said it, the reader's
      notes, the strategy, the rows left out).
    - :mod:`evp.readers` — :func:`read_results`: users' files, Optuna studies,
      Ray Tune experiments, ``evp search`` trials.
    - :mod:`evp.datasets` — the papers' public data: sources, checksums, mirror.
+
 2. Statistics on plain arrays
+
    - :mod:`evp.estimators` — the expected maximum (V, U, W; Dodge et al. 2019,
      2021; Tang et al. 2020), its spread, quantile tuning curves, budgets.
    - :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning
@@ -24,6 +27,7 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
    - :mod:`evp.anytime` — tuning curves of adaptive tuners from repeated runs.
    - :mod:`evp.planning` — how likely more rounds are to settle a comparison.
+
 3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
 4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.latex`,
    :mod:`evp.report`, :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells

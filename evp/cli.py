@@ -1,4 +1,4 @@
-"""The `evp` command line.
+"""The `evp` command line::
 
     evp curve RESULTS --score COL [--group COL | --pool] [--estimator v|u|w]
               [--method METHOD --confidence 0.8] [--ns 1,5,10|all]

@@ -11,6 +11,8 @@
 * :func:`find_notebook`, :func:`notebooks` — which notebooks are analyses.
 * :func:`claims_index` — every notebook's claims in one table, ``claims.csv``,
   which :func:`reproduce` writes beside the figures.
+* :func:`run_usage` — the ``evp run`` command that runs a notebook on a user's
+  results, and its parameters, read from the notebook's ``parameters`` cell.
 
 The cells themselves call :mod:`evp.notebook`; this module runs them from outside.
 """
@@ -40,6 +42,7 @@ __all__ = [
     "notebooks",
     "replace_if_changed",
     "reproduce",
+    "run_usage",
 ]
 
 # Folders whose notebooks are not analyses to execute: nbgrader assignments (the
@@ -121,6 +124,80 @@ def claims_index(figures: Path) -> pd.DataFrame:
                          "why": "" if status == "reproduced" else row["this run"]})
     return pd.DataFrame(rows, columns=["notebook", "source", "claim", "measured",
                                        "status", "why"])
+
+
+#: The notebook parameters that ``evp run`` sets from options of its own.
+RUN_OPTIONS = {"score_column": "--score", "group_column": "--group",
+               "models": "--models", "runs_column": "--runs",
+               "order_column": "--order", "cost_column": "--cost",
+               "minimize": "--minimize"}
+#: The options' placeholders, as ``evp run --help`` names them.
+_PLACEHOLDERS = {"--score": "COL", "--group": "COL", "--models": "A,B",
+                 "--runs": "COL", "--order": "COL", "--cost": "COL"}
+#: Options shown in the command itself when the notebook takes them (the others
+#: are listed beside it).
+_IN_COMMAND = ("--score", "--group", "--models", "--runs")
+#: Parameters that ``evp run`` always sets itself: RESULTS, and where and how the
+#: run reports.
+RUN_SETS = ("results_path", "check_claims", "figures_dir")
+
+
+@dataclass
+class RunUsage:
+    """How to run one analysis notebook on your results (:func:`run_usage`).
+
+    ``command`` is the ``evp run`` command line; ``options`` the parameters that
+    its options set, as (option, parameter, help); ``parameters`` every other
+    parameter, as (``-p NAME=DEFAULT``, help), with its default as ``-p`` reads
+    it.
+    """
+
+    notebook: str
+    command: str
+    options: list[tuple[str, str, str]]
+    parameters: list[tuple[str, str]]
+
+
+def _as_option_value(default: str) -> str:
+    """A parameters-cell default written as ``-p NAME=VALUE`` reads it back."""
+    import ast
+
+    try:
+        value = ast.literal_eval(default)
+    except (ValueError, SyntaxError):
+        return default
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return ",".join(repr(v) for v in value)
+    return repr(value)
+
+
+def run_usage(notebook: Path, name: str | None = None) -> RunUsage | None:
+    """The ``evp run`` command for `notebook` and its parameters, read from the
+    notebook's ``parameters`` cell (``None`` if it takes no ``results_path``: it
+    cannot run on your results).
+
+    `name` is the notebook as ``evp run`` is told it (default: its file name's
+    stem, e.g. ``classroom/significance_tests`` needs saying).
+    """
+    import papermill
+
+    declared = papermill.inspect_notebook(str(notebook))
+    if "results_path" not in declared:
+        return None
+    name = name or Path(notebook).stem
+    options = [(RUN_OPTIONS[key], key, declared[key]["help"])
+               for key in declared if key in RUN_OPTIONS]
+    shown = [option for option in _IN_COMMAND
+             if any(option == o for o, _, _ in options)]
+    command = " ".join(["evp run", name, "RESULTS",
+                        *(f"{o} {_PLACEHOLDERS[o]}" for o in shown)])
+    parameters = [(f"-p {key}={_as_option_value(p['default'])}", p["help"])
+                  for key, p in declared.items()
+                  if key not in RUN_OPTIONS and key not in RUN_SETS]
+    return RunUsage(name, command, options, parameters)
 
 
 @dataclass

@@ -374,7 +374,7 @@ class ExchangeabilityTestResult:
     Attributes
     ----------
     statistic : float
-        T = max(|trend|, narrowing) of the trials in their order.
+        T = ``max(|trend|, narrowing)`` of the trials in their order.
     pvalue : float
         (c + 1)/(R + 1), c of the R permuted orders with a statistic at least T.
     null_distribution : numpy.ndarray, shape (n_resamples,)

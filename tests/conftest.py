@@ -27,6 +27,10 @@ EXTRAS = {
     "optuna": "tuners",
     "ray": "ray",
     "mlflow": "mlflow",
+    "sphinx": "site",
+    "myst_nb": "site",
+    "sphinx_book_theme": "site",
+    "jupyter_server_mathjax": "site",
 }
 
 
