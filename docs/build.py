@@ -243,11 +243,18 @@ def build(out: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="evp-site-") as scratch:
         staging = Path(scratch) / "src"
         stage(staging)
+        # Built in the scratch folder, then moved: myst-nb writes its outputs
+        # beside the build folder (jupyter_execute/), which must not be the
+        # checkout.
+        built = Path(scratch) / "site"
+        status = build_main(["-b", "html", "-W", "--keep-going", "-q", "-j", "auto",
+                             "-d", str(Path(scratch) / "doctrees"),
+                             str(staging), str(built)])
         if out.exists():
             shutil.rmtree(out)
-        return build_main(["-b", "html", "-W", "--keep-going", "-q", "-j", "auto",
-                           "-d", str(Path(scratch) / "doctrees"),
-                           str(staging), str(out)])
+        if status == 0:
+            shutil.move(built, out)
+        return status
 
 
 def main(argv: list[str] | None = None) -> int:

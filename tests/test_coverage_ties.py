@@ -33,7 +33,8 @@ BOUNDS = (0.0, 1.0)
 
 def discrete_searches(searches: int, rounds: int, seed: int = 0):
     """Sorted uniforms, the scores F^-1(U) and F, F- at each of them."""
-    uniforms = np.sort(np.random.default_rng(seed).uniform(size=(searches, rounds)), axis=1)
+    draws = np.random.default_rng(seed).uniform(size=(searches, rounds))
+    uniforms = np.sort(draws, axis=1)
     index = np.searchsorted(CUM, uniforms, side="left")  # min{j : F(v_j) >= U}
     at = CUM[index]
     before = np.r_[0.0, CUM][index]
@@ -47,9 +48,10 @@ def band_bounds(scores, confidence, method):
     return band.lower, band.upper
 
 
-@pytest.mark.parametrize("method", ["ld_highest_density", "ld_equal_tailed", "ks", "dkw"])
+@pytest.mark.parametrize("method",
+                         ["ld_highest_density", "ld_equal_tailed", "ks", "dkw"])
 def test_quantile_band_at_every_level_holds_exactly_when_the_cdf_band_does(method):
-    uniforms, scores, at, before = discrete_searches(300, 12)
+    _, scores, at, before = discrete_searches(300, 12)
     confidence = 0.8
     lower_cdf, upper_cdf = band_bounds(scores, confidence, method)
     cdf_hit = ((lower_cdf <= at) & (before <= upper_cdf)).all(axis=1)
