@@ -246,6 +246,10 @@ def start(name: str, figures_dir=None, results: Results | None = None) -> Path:
     from evp.plot import set_theme
 
     set_theme()  # the look of evp's own figures, for every notebook figure
+    # The papers' figures are drawn to be clean, and a text running into another
+    # is a defect to fix before they are committed; on a user's results, whose
+    # shapes no one drew in advance, the figure is saved with a warning instead.
+    _SAVING["strict"] = results is None or results.is_paper
     if results is not None:
         print(f"data: {results.source}; models: "
               f"{', '.join(results.label(m) for m in results.models)}")
@@ -255,12 +259,19 @@ def start(name: str, figures_dir=None, results: Results | None = None) -> Path:
                           paper=results is None or results.is_paper)
 
 
+#: How :func:`save` treats overlapping texts that it cannot tidy: refused on the
+#: papers' data, a warning on a user's (:func:`start` decides).
+_SAVING = {"strict": True}
+
+
 def save(figure, stem) -> None:
     """Write `figure` as PNG and PDF, byte for byte reproducibly (returns nothing,
-    so that a notebook cell ending in it shows no paths)."""
+    so that a notebook cell ending in it shows no paths). Texts that run into
+    each other are tidied or refused on the papers' data, and said in a warning
+    on a user's (see :func:`evp.plot.save_figure`)."""
     from evp.plot import save_figure
 
-    save_figure(figure, stem)
+    save_figure(figure, stem, strict=_SAVING["strict"])
 
 
 def budget_axis(ax, n, *, log: bool = True) -> None:
@@ -293,7 +304,7 @@ def _noted_text(label) -> str:
     text = Text.get_text(label)
     if not text.strip() or INVERTED_NOTE in text:
         return text
-    return f"{text} {INVERTED_NOTE}"
+    return f"{text}\n{INVERTED_NOTE}"  # a line of its own: the label stays short
 
 
 def orient_axis(results: Results, ax, axis: str = "y") -> None:

@@ -115,20 +115,30 @@ def set_theme(context: str = "paper", font_scale: float = 1.2) -> None:
     sns.set_palette(list(PALETTE))
 
 
-def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150):
+def save_figure(figure, stem, *, formats=("png", "pdf"), dpi: int = 150,
+                strict: bool = True):
     """Write `figure` as ``<stem>.png`` and ``<stem>.pdf``, byte-for-byte reproducibly.
 
     The PDF's creation date is left out, so rerunning a notebook rewrites identical
     files and version control shows only real changes. Returns the paths written.
 
-    A figure whose texts overlap (see :func:`text_overlaps`) is refused before
-    anything is written: a :class:`FigureOverlapError` (a ValueError) names the
-    two and how to fix it.
+    A figure whose texts overlap (see :func:`text_overlaps`) is first tidied (a
+    legend lying on the data moves beside its panel, :func:`tidy_figure`); if
+    texts still overlap, it is refused before anything is written: a
+    :class:`FigureOverlapError` (a ValueError) names the two and how to fix it.
+    With ``strict=False`` (the notebooks on a user's results, whose shapes no
+    one drew in advance) it is written anyway, with a warning that says so.
     """
+    import warnings
     from pathlib import Path
 
     stem = Path(stem)
-    check_text_overlaps(figure, stem.name)
+    left = tidy_figure(figure)
+    if left:
+        message = _overlap_message(left, stem.name)
+        if strict:
+            raise FigureOverlapError(message)
+        warnings.warn(f"{message} (written as it is)", UserWarning, stacklevel=2)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     for suffix in formats:
@@ -496,15 +506,38 @@ def _advice(first: str, second: str) -> str:
     return "move one of them, shorten it, or give the figure more room"
 
 
+def _overlap_message(found, name: str) -> str:
+    first, second = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{name}: {first} overlaps {second}{more}; {_advice(first, second)}"
+
+
 def check_text_overlaps(figure, name: str = "figure") -> None:
     """Raise :class:`FigureOverlapError` (a ValueError) naming the first overlap
     :func:`text_overlaps` finds in `figure`, and how to fix it."""
     found = text_overlaps(figure)
     if found:
-        first, second = found[0]
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise FigureOverlapError(
-            f"{name}: {first} overlaps {second}{more}; {_advice(first, second)}")
+        raise FigureOverlapError(_overlap_message(found, name))
+
+
+def tidy_figure(figure) -> list[tuple[str, str]]:
+    """Move each panel's legend that lies on the data (or on another text) to
+    the right of its panel, outside it; return the overlaps that remain (see
+    :func:`text_overlaps`), none when the figure is clean. A figure without
+    overlaps is left exactly as it is."""
+    found = text_overlaps(figure)
+    if not found:
+        return found
+    moved = False
+    for ax in _all_axes(figure):
+        legend = ax.get_legend()
+        name = f"the legend{_panel_name(ax)}"
+        if legend is None or not any(name in pair for pair in found):
+            continue
+        legend.set_loc("upper left")
+        legend.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+        moved = True
+    return text_overlaps(figure) if moved else found
 
 
 # ----------------------------------------------------------------- labels and axes

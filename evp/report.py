@@ -477,7 +477,7 @@ def _body(results, target, confidence, method, budget=None):
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from evp.plot import check_text_overlaps, plot_tuning_curves, score_label, theme
+    from evp.plot import plot_tuning_curves, score_label, theme, tidy_figure
     from evp.tables import (
         budget_table,
         pairwise_comparisons,
@@ -495,8 +495,12 @@ def _body(results, target, confidence, method, budget=None):
         for name, options in drawn:
             axes = plot_tuning_curves(results, **options)
             figure = np.ravel(axes)[0].figure
-            # The same check as every saved figure: no text runs into another.
-            check_text_overlaps(figure, f"the report's {name} figure")
+            # The same check as every saved figure: a legend on the data moves
+            # beside its panel, and what still runs together is said in a note.
+            crowded = tidy_figure(figure)
+            if crowded:
+                warnings.warn(f"the {name} figure: {crowded[0][0]} overlaps "
+                              f"{crowded[0][1]}", UserWarning, stacklevel=2)
             buffer, vector = io.BytesIO(), io.BytesIO()
             figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
             # No creation date, so that the same results write the same file.

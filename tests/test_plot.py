@@ -392,6 +392,36 @@ def test_a_legend_on_the_data_is_found_and_one_beside_it_is_not():
     plt.close(figure)
 
 
+def test_a_legend_on_the_data_is_moved_beside_its_panel_and_the_rest_warned(
+        tmp_path):
+    import matplotlib.pyplot as plt
+
+    from evp.plot import FigureOverlapError, save_figure, text_overlaps, tidy_figure
+
+    figure, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.plot(np.linspace(0, 1, 50), np.linspace(0, 1, 50), label="diagonal")
+    ax.legend(loc="center")
+    assert text_overlaps(figure) == [("the legend", "the line 'diagonal'")]
+    assert tidy_figure(figure) == [] and text_overlaps(figure) == []
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 > ax.get_window_extent().x1  # beside the panel, outside it
+    assert [p.name for p in save_figure(figure, tmp_path / "moved")] == [
+        "moved.png", "moved.pdf"]
+    plt.close(figure)
+    # What tidying cannot mend is refused, or on a user's data written with a
+    # warning that names it.
+    figure, ax = plt.subplots(figsize=(4, 3))
+    ax.text(1.5, 2.5, "first note")
+    ax.text(1.55, 2.5, "second note")
+    with pytest.raises(FigureOverlapError):
+        save_figure(figure, tmp_path / "crowded")
+    with pytest.warns(UserWarning, match=r"crowded: text 'first note' overlaps text "
+                      r"'second note'.*\(written as it is\)"):
+        save_figure(figure, tmp_path / "crowded", strict=False)
+    assert (tmp_path / "crowded.png").is_file()
+    plt.close(figure)
+
+
 def test_a_text_on_markers_or_an_arrow_is_found():
     import matplotlib.pyplot as plt
 
@@ -553,8 +583,8 @@ def test_an_inverted_loss_axis_says_so_on_its_label():
     orient_axis(scores, plain)
     plain.set_ylabel(scores.axis_label("median"))
     for label in (before.get_ylabel(), after.get_ylabel()):
-        assert label == f"median lowest val_loss {INVERTED_NOTE}"
-    assert x.get_xlabel() == f"val_loss {INVERTED_NOTE}"
+        assert label == f"median lowest val_loss\n{INVERTED_NOTE}"
+    assert x.get_xlabel() == f"val_loss\n{INVERTED_NOTE}"
     assert x.get_ylabel() == ""  # no note on an empty label
     assert plain.get_ylabel() == "median best f1"
     figure.canvas.draw()
