@@ -44,8 +44,9 @@ def test_synthetic_mse_on_a_users_scores(tmp_path):
     assert f"distinct values: {np.unique(scores).size}" in text
     assert f"maximum: {scores.max():.3f}" in text
     # The theorem W <= V <= U holds on any data.
-    claim = next(line for line in text.splitlines() if "in every sample" in line)
-    assert claim.rstrip().endswith("True")
+    claims = pd.read_csv(tmp_path / "figures" / "synthetic_mse-claims.csv")
+    theorem = claims[claims["claim"].str.contains("in every sample")]
+    assert len(theorem) == 1 and bool(theorem["holds"].iloc[0])
     assert (tmp_path / "figures" / "synthetic_mse-bias-variance-mse.png").exists()
 
 
