@@ -18,7 +18,7 @@ $(VENV)/.notebooks: $(BIN)/python pyproject.toml $(LOCK)
 	touch $@
 
 $(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,classroom,dev,tuners,ray,mlflow,site]"
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,classroom,peers,dev,tuners,ray,mlflow,site]"
 	touch $@ $(VENV)/.notebooks $(VENV)/.site
 
 $(VENV)/.site: $(BIN)/python pyproject.toml $(LOCK)
@@ -77,7 +77,7 @@ lab: $(VENV)/.notebooks
 ## lock: re-resolve requirements/lock.txt (needs network; pip-tools installed on the fly)
 lock: $(BIN)/python
 	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra parquet --extra dev --extra tuners --extra ray --extra mlflow --extra site --strip-extras --allow-unsafe \
+	$(BIN)/pip-compile --quiet --extra notebooks --extra search --extra classroom --extra peers --extra parquet --extra dev --extra tuners --extra ray --extra mlflow --extra site --strip-extras --allow-unsafe \
 		--no-emit-index-url --no-emit-find-links --no-header \
 		-o $(LOCK) pyproject.toml requirements/build.in
 
