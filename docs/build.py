@@ -10,8 +10,8 @@ as committed, with its outputs.
 - ``classroom/`` — the classroom notebooks, and the nbgrader assignments as
   students get them (solutions, hidden tests and outputs cleared, as
   ``nbgrader generate_assignment`` clears them);
-- ``_claims.html`` — ``figures/claims.csv`` as a sortable table, with counts by
-  status, each row linking to the cell that checks it;
+- ``_claims.html`` — ``figures/claims.csv`` as a sortable table, with counts by kind
+  and status, each row linking to the cell that checks it;
 - ``api.md`` — every public module of evp, by autodoc;
 - ``cli.md`` — ``evp --help`` and each command's ``--help``;
 - ``_static/mathjax`` — MathJax, from the jupyter-server-mathjax package, so that
@@ -138,35 +138,58 @@ def _analyses() -> list[Path]:
 
 
 def claims_table(pages: dict[str, str]) -> str:
-    """figures/claims.csv as a sortable HTML table, with counts by status; each
-    notebook in `pages` (name → page) links to its claims cell."""
+    """figures/claims.csv as a sortable HTML table, with counts by kind (the
+    papers' claims, the project's extensions, properties of evp's own code) and
+    status; each notebook in `pages` (name → page) links to its claims cell."""
     import pandas as pd
 
-    from evp.runner import CLAIMS_INDEX, STATUSES
+    from evp.runner import CLAIMS_INDEX, KINDS, STATUSES_BY_KIND
 
     claims = pd.read_csv(FIGURES / CLAIMS_INDEX, keep_default_na=False)
-    counts = claims["status"].value_counts()
     parts = [f'<ul class="claim-counts"><li><strong>{len(claims)}</strong> claims'
              "</li>"]
-    parts += [f'<li><strong>{counts.get(s, 0)}</strong> {html.escape(s)}</li>'
-              for s in STATUSES]
-    parts += ["</ul>", '<table class="claims sortable table" id="claims-table">',
-              "<thead><tr><th>#</th><th>notebook</th><th>claim</th><th>source</th>"
-              "<th>measured</th><th>status</th></tr></thead>", "<tbody>"]
+    for kind in KINDS:
+        mine = claims[claims["kind"] == kind]
+        counts = ", ".join(
+            f"<strong>{int((mine['status'] == s).sum())}</strong> {html.escape(s)}"
+            for s in STATUSES_BY_KIND[kind])
+        parts.append(f"<li><strong>{len(mine)}</strong> "
+                     f"{html.escape(CLAIM_KINDS[kind])}: {counts}</li>")
+    unclassified = int((claims["status"] == "").sum())
+    if unclassified:
+        parts.append(f"<li><strong>{unclassified}</strong> not yet classified</li>")
+    parts += ["</ul>", "<p>" + html.escape(
+        "Kind: the paper's claim; a property of evp's own code (a test, not a "
+        "reproduction); or the project's extension beyond the papers. Data: the "
+        "paper's; a substitute (e.g. the SST-5 models trained here); or synthetic. "
+        "Only a paper's claim is reproduced; one that fails on a substitute says "
+        "nothing about the paper, and is refuted only on data that can test it.")
+        + "</p>",
+        '<table class="claims sortable table" id="claims-table">',
+        "<thead><tr><th>#</th><th>notebook</th><th>claim</th><th>source</th>"
+        "<th>measured</th><th>status</th><th>kind</th><th>data</th></tr></thead>",
+        "<tbody>"]
     for number, row in enumerate(claims.to_dict("records"), 1):
         name = html.escape(row["notebook"])
         page = pages.get(row["notebook"])
         where = (f'<a href="{html.escape(page)}#{CLAIMS_CELL}">{name}</a>' if page
                  else name)
-        status = row["status"]
+        status = row["status"] or "not yet classified"
         parts.append(
             f'<tr class="{html.escape(status.replace(" ", "-"))}">'
             f"<td>{number}</td><td>{where}</td><td>{html.escape(row['claim'])}</td>"
             f"<td>{html.escape(row['source'])}</td>"
             f"<td>{html.escape(row['measured'])}</td>"
-            f'<td class="status">{html.escape(status)}</td></tr>')
+            f'<td class="status">{html.escape(status)}</td>'
+            f"<td>{html.escape(row['kind'])}</td><td>{html.escape(row['data'])}</td>"
+            "</tr>")
     parts += ["</tbody>", "</table>"]
     return "\n".join(parts) + "\n"
+
+
+#: How the site's counts name each kind of claim.
+CLAIM_KINDS = {"paper": "the papers' claims", "extension": "the project's extensions",
+               "code": "properties of evp's own code (tests, not reproductions)"}
 
 
 # ------------------------------------------------------------------ reference

@@ -355,22 +355,53 @@ def kde_bounds(scores, bandwidth: float, lower: float, upper: float):
 
 #: The kinds of claims a notebook asserts on the paper's data.
 ASSERTED_KINDS = ("must hold", "paper")
+#: Whose claim a row is (its ``credit``; the claims index's ``kind``): a paper's,
+#: a property of evp's own code (a test, not a reproduction), or the project's
+#: extension beyond the papers.
+CLAIM_CREDITS = ("paper", "code", "extension")
+#: What a claim was judged on: the paper's own data, a substitute for it (e.g. the
+#: SST-5 models trained here), or synthetic data (simulated from a known truth).
+CLAIM_DATA = ("paper", "substitute", "synthetic")
+_ROW_FIELDS = ("claim", "this run", "holds", "kind", "source", "credit", "data")
+
+
+def _claim_row(row, defaults: dict) -> dict:
+    """One claims row as a dict of `_ROW_FIELDS`, a tuple's missing fields and a
+    mapping's absent keys taken from `defaults` (``found`` is ``this run``)."""
+    if isinstance(row, dict):
+        unknown = set(row) - set(_ROW_FIELDS) - {"found"}
+        if unknown:
+            raise ValueError(f"rows: unknown field {sorted(unknown)[0]!r} in a claims "
+                             f"row; use {', '.join(_ROW_FIELDS)}")
+        given = {("this run" if k == "found" else k): v for k, v in row.items()}
+    else:
+        if not 3 <= len(row) <= len(_ROW_FIELDS):
+            raise ValueError(f"rows: a claims row has 3 to {len(_ROW_FIELDS)} fields "
+                             f"({', '.join(_ROW_FIELDS)}), not {len(row)}")
+        given = dict(zip(_ROW_FIELDS, row, strict=False))
+    missing = [k for k in ("claim", "this run", "holds") if k not in given]
+    if missing:
+        raise ValueError(f"rows: a claims row without {missing[0]!r}")
+    return {**defaults, **{k: v for k, v in given.items() if v is not None}}
 
 
 def report_claims(rows, *, name: str, folder, check: bool, results=None,
-                  width: int = 110, source: str = "") -> pd.DataFrame:
+                  width: int = 110, source: str = "", credit: str | None = None,
+                  data: str | None = None) -> pd.DataFrame:
     """Print the claims table, write it as ``<name>-claims.csv``, assert it.
 
     Parameters
     ----------
-    rows : list of tuple
-        (claim, what this run found, holds), (claim, found, holds, kind) or
+    rows : list of tuple or dict
+        (claim, what this run found, holds), (claim, found, holds, kind),
         (claim, found, holds, kind, source) for a claim from another paper than
-        the notebook's `source`. The kind is "must hold" (true for any data:
-        asserted), "paper" (a paper's claim this data reproduces: asserted on
-        it), "empirical" (reported), "as written" (a paper's words that the run
-        does not bear out, with why: reported) or "not covered" (the data cannot
-        check it, with why).
+        the notebook's `source`, up to (claim, found, holds, kind, source, credit,
+        data); or a dict with those keys (``"this run"`` may be ``"found"``), where
+        a missing key (or ``None``) takes the default. The kind is "must hold"
+        (true for any data: asserted), "paper" (a paper's claim this data
+        reproduces: asserted on it), "empirical" (reported), "as written" (a
+        paper's words that the run does not bear out, with why: reported) or "not
+        covered" (the data cannot check it, with why).
     name : str
         The notebook's name.
     folder : path
@@ -383,18 +414,43 @@ def report_claims(rows, *, name: str, folder, check: bool, results=None,
     source : str
         The paper, section and figures the claims come from, written beside them
         (for the claims index, ``claims.csv``, that ``evp reproduce`` collects).
+    credit, data : str, optional
+        Every row's credit and data unless the row gives its own: whose claim it
+        is (`CLAIM_CREDITS`: ``"paper"``, ``"code"`` for a property of evp's own
+        code, ``"extension"`` for the project's own beyond the papers) and what it
+        was judged on (`CLAIM_DATA`: ``"paper"``, ``"substitute"``,
+        ``"synthetic"``). Written as the columns ``credit`` and ``data`` when any
+        row has them; the claims index reads them as its ``kind`` and ``data``.
     """
-    # Rows may differ in length: a missing kind is "must hold" (asserted, as rows
-    # without kinds always were), a missing source the notebook's own.
-    longest = max(len(row) for row in rows)
-    defaults = (None, None, None, "must hold", source)
-    columns = ["claim", "this run", "holds", "kind", "source"][:longest]
-    claims = pd.DataFrame([tuple(row) + defaults[len(row):longest] for row in rows],
+    for value, allowed, label in ((credit, CLAIM_CREDITS, "credit"),
+                                  (data, CLAIM_DATA, "data")):
+        if value is not None and value not in allowed:
+            raise ValueError(f"{label}={value!r}: use one of {', '.join(allowed)}")
+    # A missing kind is "must hold" (asserted, as rows without kinds always were),
+    # a missing source the notebook's own.
+    defaults = {"kind": "must hold", "source": source, "credit": credit,
+                "data": data}
+    records = [_claim_row(row, defaults) for row in rows]
+    for record in records:
+        for label, allowed in (("credit", CLAIM_CREDITS), ("data", CLAIM_DATA)):
+            if record[label] is not None and record[label] not in allowed:
+                raise ValueError(f"rows: {label} {record[label]!r} of "
+                                 f"{record['claim']!r}: use one of "
+                                 f"{', '.join(allowed)}")
+    # Columns as before for tables without kinds, credits or data: the kind
+    # only where some row was given one, credit and data where any row has them.
+    given_kind = any((isinstance(row, dict) and row.get("kind") is not None)
+                     or (not isinstance(row, dict) and len(row) > 3)
+                     for row in rows)
+    columns = ["claim", "this run", "holds"]
+    columns += ["kind"] if given_kind else []
+    columns += ["source"] if any(r["source"] for r in records) else []
+    columns += [c for c in ("credit", "data")
+                if any(r[c] is not None for r in records)]
+    claims = pd.DataFrame([{c: r[c] for c in columns} for r in records],
                           columns=columns)
     claims["holds"] = claims["holds"].astype(bool)
-    written = claims.assign(source=source) if source and "source" not in claims \
-        else claims
-    written.to_csv(Path(folder) / f"{name}-claims.csv", index=False)
+    claims.to_csv(Path(folder) / f"{name}-claims.csv", index=False)
     with pd.option_context("display.max_colwidth", width,
                            "display.width", 2 * width + 40):
         print(claims.drop(columns="source", errors="ignore").to_string(index=False))

@@ -31,10 +31,14 @@ from evp._workspace import PROGRESS_VARIABLE, progress, project_root
 
 __all__ = [
     "CLAIMS_INDEX",
+    "DATA",
+    "KINDS",
     "SKIPPED_FOLDERS",
     "STATUSES",
+    "STATUSES_BY_KIND",
     "NotebookFailed",
     "Reproduction",
+    "claim_status",
     "claims_index",
     "clean",
     "execute",
@@ -93,37 +97,80 @@ def find_notebook(name: str) -> Path:
 
 #: The index of every notebook's claims that :func:`reproduce` writes.
 CLAIMS_INDEX = "claims.csv"
-#: What became of a claim, in the index.
-STATUSES = ("reproduced", "qualitative", "does not hold", "not covered")
+#: Whose claim a row of the index is (its ``kind``): a paper's; a property of
+#: evp's own code (a test, not a reproduction); the project's extension beyond
+#: the papers. A notebook's table calls it ``credit``.
+KINDS = ("paper", "code", "extension")
+#: What a claim was judged on: the paper's data, a substitute for it (models
+#: trained here), or synthetic data.
+DATA = ("paper", "substitute", "synthetic")
+#: What became of a claim, by its kind. Only a paper's claims are reproduced; one
+#: that fails on a substitute says nothing about the paper, and only one that
+#: fails on data that can test it (the paper's, or the paper's own synthetic
+#: setting) is refuted.
+STATUSES_BY_KIND = {
+    "paper": ("reproduced", "not reproduced on the substitute", "refuted",
+              "not covered"),
+    "extension": ("holds", "does not hold", "not covered"),
+    "code": ("passes", "fails"),
+}
+#: Every status, in the order the README and the site count them.
+STATUSES = tuple(s for kind in KINDS for s in STATUSES_BY_KIND[kind])
+#: The status of a row whose notebook has not said its kind and data yet.
+UNCLASSIFIED = ""
+#: The index's columns.
+INDEX_COLUMNS = ["notebook", "source", "kind", "data", "claim", "measured", "status",
+                 "why"]
+
+
+def claim_status(kind: str, data: str, holds: bool, check: str = "") -> str:
+    """The index's status of one claim: see `STATUSES_BY_KIND`. `check` is the
+    notebook's kind of check (``"not covered"`` where the data cannot check it);
+    a row without a kind is `UNCLASSIFIED`."""
+    if kind not in KINDS or data not in DATA:
+        return UNCLASSIFIED
+    if check == "not covered" and kind != "code":
+        return "not covered"
+    if kind == "paper":
+        return ("reproduced" if holds else "not reproduced on the substitute"
+                if data == "substitute" else "refuted")
+    if kind == "extension":
+        return "holds" if holds else "does not hold"
+    return "passes" if holds else "fails"
 
 
 def claims_index(figures: Path) -> pd.DataFrame:
     """Every notebook's claims table (``<notebook>-claims.csv`` in `figures`), one
-    row per claim: ``notebook``, ``source``, ``claim``, ``measured``, ``status``
-    and ``why`` (what the run found, unless the claim was reproduced).
+    row per claim: ``notebook``, ``source``, ``kind`` (`KINDS`: the paper's claim,
+    a property of evp's code, the project's extension), ``data`` (`DATA`: the
+    paper's, a substitute, synthetic), ``claim``, ``measured``, ``status`` and
+    ``why`` (what the run found, unless the claim was reproduced, holds or
+    passes).
 
-    The status comes from the notebook's own check: a claim that holds is
-    ``reproduced``, or ``qualitative`` where the notebook reports it as an
-    empirical finding rather than asserting it; one that does not hold is ``does
-    not hold``; a claim the data cannot check (kind ``not covered``) is ``not
-    covered``.
+    The kind and data are the notebook's ``credit`` and ``data`` columns; the
+    status follows from them and the notebook's own check (:func:`claim_status`):
+    a paper's claim that holds is ``reproduced``; one that does not is ``not
+    reproduced on the substitute`` on a substitute and ``refuted`` on data that
+    can test it; one the data cannot check (kind of check ``not covered``) is
+    ``not covered``. An extension ``holds``, ``does not hold`` or is ``not
+    covered``; a property of the code ``passes`` (a notebook asserts it) or
+    ``fails``. A table without credit and data
+    gives its rows no kind, data or status (`UNCLASSIFIED`).
     """
     rows = []
     for path in sorted(Path(figures).glob("*-claims.csv")):
         notebook = path.name.removesuffix("-claims.csv")
-        table = pd.read_csv(path, keep_default_na=False)
+        table = pd.read_csv(path, keep_default_na=False, dtype=str)
         for row in table.to_dict("records"):
-            kind = row.get("kind", "")
+            kind, data = row.get("credit", ""), row.get("data", "")
             holds = str(row["holds"]).strip().lower() == "true"
-            status = ("not covered" if kind == "not covered"
-                      else ("qualitative" if kind == "empirical" else "reproduced")
-                      if holds else "does not hold")
+            status = claim_status(kind, data, holds, row.get("kind", ""))
+            done = status in ("reproduced", "holds", "passes")
             rows.append({"notebook": notebook, "source": row.get("source", ""),
-                         "claim": row["claim"], "measured": row["this run"],
-                         "status": status,
-                         "why": "" if status == "reproduced" else row["this run"]})
-    return pd.DataFrame(rows, columns=["notebook", "source", "claim", "measured",
-                                       "status", "why"])
+                         "kind": kind, "data": data, "claim": row["claim"],
+                         "measured": row["this run"], "status": status,
+                         "why": "" if done else row["this run"]})
+    return pd.DataFrame(rows, columns=INDEX_COLUMNS)
 
 
 #: The notebook parameters that ``evp run`` sets from options of its own.
