@@ -199,14 +199,27 @@ def _single_model_name(path: str) -> str:
     return name.split(".")[0] or name
 
 
-def _check_out(out: str | None) -> Path | None:
+def _check_out(out: str | None, inputs=()) -> Path | None:
+    """--out as a path evp may write (see evp._output.check_output)."""
+    from evp._output import check_output
+
     if out is None:
         return None
     path = Path(out)
     if path.suffix.lower() not in (".csv", ".tex", *FIGURE_SUFFIXES):
         raise UsageError(f"--out must end in .csv, .tex (a LaTeX table) or "
                          f"{', '.join(FIGURE_SUFFIXES)}, got {path.name}")
-    return path
+    return check_output(path, inputs=inputs, name="--out")
+
+
+def _write(out: Path, content) -> None:
+    """Write --out atomically (evp._output.write_file), saying so, and saying
+    when it replaced a file."""
+    from evp._output import write_file
+
+    if write_file(out, content):
+        _note(f"replaced the existing {out}")
+    print(f"wrote {out}")
 
 
 def _caption(what: str, results, args) -> str:
@@ -241,17 +254,17 @@ def _finish(table, out: Path | None, draw, caption: str = "") -> int:
     if out is None:
         return 0
     if out.suffix.lower() == ".csv":
-        table.to_csv(out, index=False)
+        _write(out, table.to_csv(index=False))
     elif out.suffix.lower() == ".tex":
         from evp.latex import latex_table
 
-        out.write_text(latex_table(table, caption=caption), encoding="utf-8")
+        _write(out, latex_table(table, caption=caption))
     else:
         import matplotlib
 
         matplotlib.use("Agg")  # files only: no screen needed
-        _save_figure(draw(), out)
-    print(f"wrote {out}")
+        drawn = draw()
+        _write(out, lambda path: _save_figure(drawn, path))
     return 0
 
 
@@ -267,7 +280,7 @@ def curve(args: argparse.Namespace) -> int:
     if args.pool and args.group:
         raise UsageError("--pool and --group contradict each other: --group COL "
                          "draws one curve per model, --pool one for all rows")
-    out = _check_out(args.out)
+    out = _check_out(args.out, [args.results])
     ns = _budgets(args.ns)
     results = _results(args, args.group)
     if args.group is None:
@@ -371,7 +384,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
                          "to compare")
     args.names = {"scores_a": args.a, "scores_b": args.b}
-    out = _check_out(args.out)
+    out = _check_out(args.out, [args.results])
     ns = _budgets(args.ns)
     results = _results(args, args.group)
     if results.group is None:
@@ -410,7 +423,7 @@ def plan(args: argparse.Namespace) -> int:
         raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
                          f"{args.budget}")
     args.names = {"scores_a": args.a, "scores_b": args.b}
-    out = _check_out(args.out)
+    out = _check_out(args.out, [args.results])
     results = _results(args, args.group)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
@@ -484,8 +497,9 @@ def report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm", ".md", ".markdown", ".tex"):
         raise UsageError(f"--out must end in .html, .md or .tex, got {args.out!r}")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out: no folder {str(out.parent)!r}; create it first")
+    from evp._output import check_output
+
+    out = check_output(out, inputs=[args.results], name="--out")
     results = _results(args, args.group)
     models = None if args.models is None else [
         m.strip() for m in args.models.split(",") if m.strip()]
@@ -499,7 +513,10 @@ def report(args: argparse.Namespace) -> int:
     for note in built.notes[1:]:
         if note not in results.notes:  # the reader's notes are said already
             _note(note)
-    print(f"wrote {built.save(out)}")
+    replaced = []
+    print(f"wrote {built.save(out, inputs=[args.results], replaced=replaced)}")
+    for path in replaced:
+        _note(f"replaced the existing {path}")
     return 0
 
 
@@ -529,7 +546,7 @@ def run(args: argparse.Namespace) -> int:
     import papermill
 
     from evp._workspace import RUNS_FOLDER, project_root
-    from evp.runner import NotebookFailed, execute, find_notebook
+    from evp.runner import NotebookFailed, find_notebook
 
     notebook = find_notebook(args.notebook)
     name = notebook.stem
@@ -582,21 +599,27 @@ def run(args: argparse.Namespace) -> int:
         if out == folder.resolve() or folder.resolve() in out.parents:
             raise UsageError(f"--out: {out} is inside {folder}, which holds the "
                              "paper's own runs; choose another folder")
-    out.mkdir(parents=True, exist_ok=True)
-    if results.tuner or results.dropped or args.sep or args.decimal:
-        # What the notebook could not read from RESULTS as it was read here: a
-        # tuner's record, rows dropped, a delimiter given.
-        results.frame.to_csv(out / "trials.csv", index=False)
-        parameters["results_path"] = str(out / "trials.csv")
-    parameters["figures_dir"] = str(out)
-    executed = out / notebook.name
+    from evp._output import FolderBusy, exclusive, input_paths
+    from evp.runner import run_atomically
+
+    for read in input_paths(args.results):
+        read = read.resolve()
+        if read == out or out in read.parents:
+            raise UsageError(f"--out: {out} holds the results {args.results}, and a "
+                             "run replaces its folder; choose another folder")
+
     try:
-        execute(notebook, executed, parameters=parameters, cwd=Path.cwd())
+        with exclusive(out, what="evp run"):
+            executed, written = run_atomically(
+                notebook, out, parameters, cwd=Path.cwd(),
+                # What the notebook could not read from RESULTS as it was read
+                # here: a tuner's record, rows dropped, a delimiter given.
+                trials=(results.frame if results.tuner or results.dropped
+                        or args.sep or args.decimal else None))
+    except FolderBusy as error:
+        raise UsageError(f"--out: {error}") from None
     except NotebookFailed as error:
-        where = (f" (the partial notebook is {executed})" if executed.exists()
-                 else "")
-        raise UsageError(f"{name} failed: {error}{where}") from None
-    written = sorted(p.name for p in out.iterdir() if p != executed)
+        raise UsageError(f"{name} failed: {error}") from None
     print(f"ran {name} on {args.results}: wrote {executed.name} and "
           f"{len(written)} file(s) in {out}: {', '.join(written)}")
     return 0

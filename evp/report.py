@@ -142,27 +142,37 @@ class Report:
         needs = PREAMBLE.replace("\n", " ")
         return f"% needs in the preamble: {needs}\n" + "\n\n".join(parts) + "\n"
 
-    def save(self, path) -> Path:
+    def save(self, path, *, inputs=(), replaced: list | None = None) -> Path:
         """Write ``.html`` (one file), ``.md`` (with its figures as PNG in a
         ``NAME-figures`` folder beside it) or ``.tex`` (a section to ``\\input``,
-        its figures as PDF in that folder); return the path."""
-        path = Path(path)
+        its figures as PDF in that folder); return the path.
+
+        Every file is written atomically (a temporary file, then renamed); `path`
+        may not be one of `inputs` (the results read); a file in the figures
+        folder that evp did not write there is never overwritten (ValueError).
+        The files replaced are appended to `replaced`, when given.
+        """
+        from evp._output import check_output, write_file, write_folder_files
+
+        path = check_output(path, inputs=inputs, suffixes=(
+            ".html", ".htm", ".md", ".markdown", ".tex"))
         suffix = path.suffix.lower()
+        done = []
         if suffix in (".html", ".htm"):
-            path.write_text(self.to_html(), encoding="utf-8")
-        elif suffix in (".md", ".markdown", ".tex"):
+            text = self.to_html()
+        else:
             folder = path.with_name(path.stem + "-figures")
-            folder.mkdir(parents=True, exist_ok=True)
             latex = suffix == ".tex"
             images = self.vector_figures if latex else self.figures
-            for name, data in images.items():
-                (folder / f"{name}.{'pdf' if latex else 'png'}").write_bytes(data)
+            done += write_folder_files(folder, {
+                f"{name}.{'pdf' if latex else 'png'}": data
+                for name, data in images.items()})
             text = (self.to_latex(folder.name) if latex
                     else self.to_markdown(folder.name))
-            path.write_text(text, encoding="utf-8")
-        else:
-            raise ValueError(f"out must end in .html, .md or .tex, got "
-                             f"{str(path)!r}")
+        if write_file(path, text):
+            done.insert(0, path)
+        if replaced is not None:
+            replaced += done
         return path
 
 

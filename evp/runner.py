@@ -448,3 +448,46 @@ def replace_if_changed(new, committed) -> bool:
     committed.write_text(text)
     new.unlink()
     return True
+
+
+def run_atomically(notebook, out, parameters: dict, *, cwd=None,
+                   trials: pd.DataFrame | None = None) -> tuple[Path, list[str]]:
+    """Execute `notebook` on a user's results into folder `out`, all or nothing
+    (``evp run``): into a temporary folder beside `out`, which replaces `out`
+    only once the notebook has run to its end; the caller holds
+    :func:`evp._output.exclusive` on `out`. `trials`, when given, is written as
+    ``trials.csv`` and read by the notebook instead of its ``results_path``.
+
+    Returns the executed notebook's path and the names of the other files
+    written. A notebook that fails leaves `out` as it was; its partial copy is
+    kept in ``<out>-failed/`` and :class:`NotebookFailed` names it.
+    """
+    import shutil
+
+    from evp._output import atomic_folder
+
+    notebook, out = Path(notebook), Path(out)
+    failed = out.with_name(f"{out.name}-failed")
+    with atomic_folder(out) as partial:
+        parameters = dict(parameters)
+        if trials is not None:
+            trials.to_csv(partial / "trials.csv", index=False)
+            parameters["results_path"] = str(partial / "trials.csv")
+        parameters["figures_dir"] = str(partial)
+        executed = partial / notebook.name
+        try:
+            execute(notebook, executed, parameters=parameters, cwd=cwd)
+        except NotebookFailed as error:
+            if executed.exists():
+                shutil.rmtree(failed, ignore_errors=True)
+                failed.mkdir()
+                text = executed.read_text().replace(str(partial), str(out))
+                (failed / executed.name).write_text(text)
+                raise NotebookFailed(f"{error} (the partial notebook is "
+                                     f"{failed / executed.name})") from None
+            raise
+        # The notebook names the folder it will live in, not the one it ran in.
+        executed.write_text(executed.read_text().replace(str(partial), str(out)))
+        written = sorted(p.name for p in partial.iterdir() if p != executed)
+    shutil.rmtree(failed, ignore_errors=True)
+    return out / notebook.name, written

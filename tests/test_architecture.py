@@ -11,15 +11,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evp"
 
 LAYERS = {
-    "foundation": {"_validation", "_workspace", "_display"},
+    "foundation": {"_validation", "_workspace", "_display", "_output"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
-                   "anytime", "planning", "_step_cdf", "_order_statistics"},
+                   "anytime", "planning", "multiple", "_step_cdf",
+                   "_order_statistics"},
     "results": {"results"},
     "readers": {"readers", "readers.files", "readers.tuners", "readers.sklearn",
                 "readers.mlflow", "readers.wandb", "datasets", "tuners"},
-    "tables": {"tables"},
+    "tables": {"tables", "ranking"},
     "presentation": {"plot", "latex", "report", "cli", "notebook", "runner"},
-    "search": {"search", "search.runner", "search.sst5"},
+    "search": {"search", "search.runner", "search.sst5", "search.tabular"},
 }
 BELOW = {
     "foundation": set(),
