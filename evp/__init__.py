@@ -27,8 +27,12 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
    - :mod:`evp.anytime` — tuning curves of adaptive tuners from repeated runs.
    - :mod:`evp.planning` — how likely more rounds are to settle a comparison.
+   - :mod:`evp.multiple` — many models and many tasks: bands adjusted for the
+     number of models, the best set, Holm, Wilcoxon across tasks.
 
-3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames.
+3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames;
+   :mod:`evp.ranking` — many models and tasks at every budget (:func:`best_set`,
+   :func:`compare_all`, ranks, profiles and targets across tasks).
 4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.latex`,
    :mod:`evp.report`, :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells
    call) and :mod:`evp.runner` (executes notebooks).
@@ -60,6 +64,7 @@ from evp.estimators import (
     quantile_tuning_curve,
 )
 from evp.planning import VerdictPower, verdict_power
+from evp.ranking import BestSet, best_set, compare_all
 from evp.readers import read_results
 from evp.results import Results
 from evp.significance import (
@@ -75,6 +80,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnytimeBand",
+    "BestSet",
     "BootstrapTestResult",
     "Budget",
     "CDFBand",
@@ -86,11 +92,13 @@ __all__ = [
     "VerdictPower",
     "anytime_band",
     "band_coverage",
+    "best_set",
     "bootstrap_shift_test",
     "bounded_budget",
     "budget_to_reach",
     "cdf_band",
     "compare",
+    "compare_all",
     "compare_runs",
     "datasets",
     "exchangeability_test",

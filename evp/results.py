@@ -54,6 +54,10 @@ class Results:
     group : str, optional
         The column naming each round's model (configuration, condition, …);
         None: every row is one model.
+    task : str, optional
+        The column naming each round's task (data set, benchmark problem): the
+        same models searched on several tasks, each task's rounds a study of its
+        own (:meth:`by_task`). None: one task.
     cost : str, optional
         The column of each round's cost (e.g. training seconds).
     minimize : bool, default False
@@ -127,6 +131,7 @@ class Results:
     score: str
     group: str | None = None
     cost: str | None = None
+    task: str | None = None
     minimize: bool = False
     direction: str | None = None
     notes: tuple[str, ...] = ()
@@ -153,7 +158,7 @@ class Results:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got "
                             f"{_describe(frame)}")
-        for role in ("score", "group", "cost", "order", "runs"):
+        for role in ("score", "group", "cost", "order", "runs", "task"):
             column = getattr(self, role)
             if (column is not None or role == "score") and column not in frame:
                 raise ValueError(f"no column {column!r} in data; columns are "
@@ -241,6 +246,39 @@ class Results:
         """The models, in order."""
         return (list(self.model_order) if self.model_order is not None
                 else self._present(self.frame))
+
+    @property
+    def tasks(self) -> list[str]:
+        """The tasks, in order of first appearance; ``[]`` without a task column."""
+        if self.task is None:
+            return []
+        return list(dict.fromkeys(self.frame[self.task].astype(str)))
+
+    def by_task(self) -> dict[str, Results]:
+        """{task: the Results of that task's rounds}, in order; each without a task
+        column of its own, holding the models that have rounds there (in the same
+        order), the notes and warnings of the whole. Without a task column, one
+        entry named after the results (``{name: self}``)."""
+        if self.task is None:
+            return {str(self.name or self.source or "results"): self}
+        names = self.frame[self.task].astype(str).to_numpy()
+        out = {}
+        for task in self.tasks:
+            frame = self.frame[names == task].reset_index(drop=True)
+            order = None
+            if self.model_order is not None and self.group is not None:
+                present = set(frame[self.group].astype(str))
+                order = tuple(m for m in self.model_order if m in present)
+            kept = {r for r in range(1, len(names) + 1) if names[r - 1] == task}
+            renumber = {old: new for new, old in enumerate(sorted(kept), start=1)}
+            out[task] = self.replace(
+                frame=frame, task=None, model_order=order,
+                failed=tuple(renumber[r] for r in self.failed if r in renumber),
+                exchangeability={m.removeprefix(f"{task}/"): p
+                                 for m, p in self.exchangeability.items()
+                                 if m.startswith(f"{task}/")},
+                name=self.name)
+        return out
 
     @property
     def rounds(self) -> int:
@@ -427,7 +465,7 @@ class Results:
         models = self.models
         shown = ", ".join(models[:3]) + (", …" if len(models) > 3 else "")
         roles = "".join(f"; {role} {getattr(self, role)!r}"
-                        for role in ("group", "cost") if getattr(self, role))
+                        for role in ("group", "task", "cost") if getattr(self, role))
         extra = (f"; {len(self.failed)} failed round(s) counted as worst"
                  if self.failed else "")
         extra += f"; {len(self.notes)} note(s)" if self.notes else ""

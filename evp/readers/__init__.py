@@ -68,7 +68,7 @@ def looks_like_loss(name) -> bool:
 
 
 def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
-                 runs=None, sep=None, decimal=None, failed: str = "error",
+                 runs=None, task=None, sep=None, decimal=None, failed: str = "error",
                  drop_bad_rows: bool = False, study=None, metric=None, mode=None,
                  per_trial="best", experiment=None,
                  minimize: bool | None = None) -> Results:
@@ -130,6 +130,13 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         exchangeability. Several Optuna studies or Ray Tune experiments read as
         runs with ``runs="study"`` or ``runs="experiment"``; their models are
         then the names without a trailing seed number (column ``tuner``).
+    task : str, optional
+        Column naming each round's task (data set, benchmark problem), when the
+        same models were searched on several tasks: each task's rounds are then
+        a study of their own (``Results.by_task``), tested for exchangeability
+        task by task, and the many-task views (:mod:`evp.ranking`) compare the
+        models across them. A folder of ``evp search`` trials with one
+        subfolder per task sets it (column ``task``).
     sep : str, optional
         The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
         ``|`` that splits every line of the file's start into the same number of
@@ -250,11 +257,15 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     elif score is None:
         raise ValueError("score: name the column of validation scores, e.g. "
                          "score='accuracy'")
+    if base is not None and base.tuner is None:
+        # evp search's folders and Results say their model and task columns.
+        group = base.group if group is None else group
+        task = base.task if task is None else task
     if order is None and base is not None and base.order not in (None, score, group,
                                                                  cost):
         order = base.order  # the trial numbers a reader found
     roles = {"score": score, "group": group, "cost": cost, "order": order,
-             "runs": runs}
+             "runs": runs, "task": task}
     roles = {role: column for role, column in roles.items() if column is not None}
     _check_columns(frame, roles)
     minimize, direction, notes = _direction(base, score, minimize, metric, mode)
@@ -267,6 +278,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
                             np.inf if minimize else -np.inf, _numbers(frame, score))
     if group is not None:
         frame[group] = frame[group].astype(str)
+    if task is not None:
+        frame[task] = frame[task].astype(str)
     if cost is not None:
         frame[cost] = _numbers(frame, cost)
     ordered = base is not None and base.ordered
@@ -279,7 +292,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         notes.append(_runs_note(frame, runs, group, order, ordered))
     results = Results(
         frame, score=score, group=group, cost=cost, order=order, ordered=ordered,
-        runs=runs,
+        runs=runs, task=task,
         minimize=minimize, direction=direction,
         notes=(base.notes if base is not None else ()) + tuple(notes),
         warnings=base.warnings if base is not None else (),
@@ -527,12 +540,17 @@ def _checked_exchangeability(results: Results) -> Results:
     if not results.knows_order or results.runs is not None:
         return results
     pvalues, short = {}, []
-    for model, scores in results.in_trial_order().items():
-        if scores.size < 3:
-            short.append(model)
-            continue
-        pvalues[model] = exchangeability_test(scores, n_resamples=_PERMUTATIONS,
-                                              rng=0).pvalue
+    # Each task's rounds are a search of their own: tested task by task, keyed
+    # "task/model".
+    studies = ({"": results} if results.task is None else
+               {f"{task}/": part for task, part in results.by_task().items()})
+    for prefix, study in studies.items():
+        for model, scores in study.in_trial_order().items():
+            if scores.size < 3:
+                short.append(prefix + model)
+                continue
+            pvalues[prefix + model] = exchangeability_test(
+                scores, n_resamples=_PERMUTATIONS, rng=0).pvalue
     if not pvalues:
         return results
     where = (f"column {results.order!r}" if results.order is not None
@@ -540,6 +558,9 @@ def _checked_exchangeability(results: Results) -> Results:
              else "the rows' order")
     shown = ", ".join(f"p = {p:.3g}" + (f" ({m})" if len(pvalues) > 1 else "")
                       for m, p in pvalues.items())
+    if len(pvalues) > 12:  # many models or tasks: the range, and the alarms below
+        shown = (f"on {len(pvalues)} searches, p from {min(pvalues.values()):.3g} "
+                 f"to {max(pvalues.values()):.3g}")
     note = (f"trials in order ({where}): exchangeability test {shown} "
             f"({_PERMUTATIONS:,} random orders); every curve, band and verdict "
             "assumes the rounds are independent draws, as in random search")

@@ -185,7 +185,9 @@ def load_search(path) -> Results:
     path : str or os.PathLike
         A ``.jsonl`` file of trials (one JSON object per finished trial, as
         :func:`evp.search.runner.run_search` appends them), or a folder whose
-        ``*.jsonl`` files are read in name order (one file per model).
+        ``*.jsonl`` files are read in name order (one file per model), or a
+        folder of such folders, one per task (named after it: the ``task``
+        column and role).
 
     Returns
     -------
@@ -206,8 +208,12 @@ def load_search(path) -> Results:
         ``accuracy``.
     """
     path = Path(path).expanduser()
+    task = None
     if path.is_dir():
         files = sorted(path.glob("*.jsonl"))
+        if not files:  # one subfolder per task, one file per model in each
+            files = sorted(path.glob("*/*.jsonl"))
+            task = "task"
         if not files:
             raise FileNotFoundError(f"path: no .jsonl files of trials in {path}")
     elif path.is_file():
@@ -221,12 +227,14 @@ def load_search(path) -> Results:
         if lacking or frame.empty:
             raise ValueError(f"path: {file.name} is not a file of `evp search` trials "
                              f"(it lacks {', '.join(lacking) or 'trials'})")
+        if task is not None:  # the subfolder names the task
+            frame["task"] = file.parent.name
         frames.append(frame.sort_values("trial", kind="stable"))
     trials = pd.concat(frames, ignore_index=True)
-    order = ["model", "trial", "accuracy"]
+    order = ["model", "trial", "accuracy"] + (["task"] if task else [])
     trials = trials[order + [c for c in trials.columns if c not in order]]
     return Results(
-        trials, score="accuracy", group="model",
+        trials, score="accuracy", group="model", task=task,
         cost="seconds" if "seconds" in trials else None, source=str(path),
         order="trial", ordered=True,
         strategy=("random search (evp search: independent draws from each model's "

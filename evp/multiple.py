@@ -1,0 +1,267 @@
+r"""Many models at once: the set that may still be best, and verdicts on every pair,
+with their errors controlled family-wise; and the statistics across tasks.
+
+**One task, many models.** Every verdict of :func:`evp.compare` reads two models'
+tuning-curve bands, and every band holds at all budgets at once. With M models the
+verdicts on all :math:`M(M-1)` ordered pairs read only M bands, so if each band is
+built at confidence
+
+.. math::
+
+    c_M = 1 - (1 - c) / M \qquad \text{(Bonferroni over the M bands)},
+
+all M bands hold at once, at every budget, with probability at least c, whatever
+the dependence between them. On that event
+
+* a "strong" verdict (one band wholly above the other) is never wrong, for any
+  pair at any budget: the family-wise error of the strong verdicts is at most
+  :math:`1 - c`;
+* the best model at budget n never leaves the set of models whose upper edge at
+  n reaches the highest lower edge there (:func:`best_set_mask`): that set holds
+  the best model at every budget at once with probability at least c.
+
+A pair's verdict depends on its two models' scores and on M only, never on the
+other models' scores (the pitfall of mean-rank post-hoc tests that Benavoli,
+Corani and Mangili 2016 show). The bands are exact for continuous scores and
+conservative with ties, so both promises hold with ties too.
+
+Holm's step-down needs one p-value per hypothesis; verdicts read from bands at many
+budgets have none, and a step-down over the pairs (first step at
+:math:`(1-c)/\binom{M}{2}`) would be less powerful than Bonferroni over the M
+bands for every M ≥ 3. So ``adjust="holm"`` and ``adjust="bonferroni"`` give the
+same bands here; Holm's step-down is used where there are p-values: the paired
+tests across tasks (:func:`wilcoxon_holm`).
+
+**Many tasks.** Across tasks the sample is the tasks: :func:`ranks` ranks the
+models within each task, :func:`wilcoxon_holm` tests each pair across tasks
+(Wilcoxon's signed-rank test, Holm over the pairs), :func:`win_rate` estimates the
+chance that one model beats another on a task drawn like these, with a Wilson
+interval. These read each task's estimated curve as exact: they cover the spread
+between tasks, not the search noise within one.
+
+References
+----------
+Lourie, Cho and He (2024). Show Your Work with Confidence. NAACL.
+Holm (1979). A simple sequentially rejective multiple test procedure. Scand. J.
+Statist. 6, 65–70.
+Benavoli, Corani and Mangili (2016). Should we really use post-hoc tests based on
+mean-ranks? JMLR 17(5).
+Demšar (2006). Statistical comparisons of classifiers over multiple data sets.
+JMLR 7, 1–30.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+import numpy as np
+from scipy import stats
+
+from evp._validation import as_choice, as_probability, as_scores
+from evp.bands import TuningCurveBand, _curve_band, _curve_band_iv, _evidence
+
+__all__ = [
+    "ADJUSTMENTS",
+    "band_confidence",
+    "best_set_mask",
+    "holm",
+    "model_bands",
+    "oriented_edges",
+    "pair_evidence",
+    "ranks",
+    "wilcoxon_holm",
+    "win_rate",
+]
+
+ADJUSTMENTS = ("holm", "bonferroni")
+
+
+def band_confidence(confidence: float, models: int, adjust: str | None = "holm"
+                    ) -> float:
+    """The confidence of each of `models` bands so that all hold at once with
+    probability at least `confidence`: :math:`1 - (1 - c)/M` (Bonferroni), or
+    `confidence` itself when ``adjust`` is None (each band alone).
+
+    >>> band_confidence(0.8, 4)
+    0.95
+    """
+    confidence = as_probability(confidence, "confidence")
+    if adjust is None:
+        return confidence
+    as_choice(adjust, "adjust", ADJUSTMENTS)
+    return 1.0 - (1.0 - confidence) / max(int(models), 1)
+
+
+def _mapping(scores) -> dict[str, np.ndarray]:
+    if not isinstance(scores, Mapping) or not scores:
+        raise ValueError("scores: give a mapping of model name to its scores, "
+                         "e.g. {'a': scores_a, 'b': scores_b}, with at least one "
+                         "model")
+    return {str(m): as_scores(s, f"scores[{m!r}]", sort=True)
+            for m, s in scores.items()}
+
+
+def model_bands(scores: Mapping, ns, confidence: float, *,
+                method: str = "ld_highest_density", statistic: str = "median",
+                q: float = 0.5, bounds=(None, None), minimize: bool = False
+                ) -> dict[str, TuningCurveBand]:
+    """{model: its tuning-curve band at `confidence`}, every model at the same
+    budgets and options (see :func:`evp.tuning_curve_band`); `bounds` are shared
+    and must contain every model's scores."""
+    x = _mapping(scores)
+    k, options = _curve_band_iv(ns, confidence, method, statistic, q, bounds,
+                                minimize, *x.values())
+    return {m: _curve_band(s, k, **options) for m, s in x.items()}
+
+
+def oriented_edges(bands: Mapping[str, TuningCurveBand]):
+    """(lower, estimate, upper), each an (M, N) array, oriented so that higher is
+    better (a loss's band negated and its edges swapped)."""
+    rows = list(bands.values())
+    lower, estimate, upper = (np.array([getattr(b, part) for b in rows])
+                              for part in ("lower", "estimate", "upper"))
+    if rows and rows[0].minimize:
+        lower, estimate, upper = -upper, -estimate, -lower
+    return lower, estimate, upper
+
+
+def best_set_mask(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """(M, N) booleans: model m may still be best at budget n, i.e. its upper
+    edge reaches the highest lower edge of any model there (oriented edges).
+
+    If every band holds, the best model's upper edge lies above its curve, which
+    lies above every other model's curve and so above their lower edges: the best
+    model is never left out. A model is left out only when some model's lower
+    edge lies strictly above its upper edge.
+
+    >>> best_set_mask(np.array([[0.5], [0.1]]), np.array([[0.9], [0.4]])).ravel()
+    array([ True, False])
+    """
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    return upper >= lower.max(axis=0, keepdims=True)
+
+
+def pair_evidence(edges, a: int, b: int) -> np.ndarray:
+    """The labels of :func:`evp.compare` for "model a beats model b", per budget,
+    from oriented edges (:func:`oriented_edges`) and the models' row numbers."""
+    lower, estimate, upper = edges
+    return _evidence(lower[a], estimate[a], upper[a], lower[b], estimate[b],
+                     upper[b], lower[a].shape)
+
+
+# ----------------------------------------------------------------- across tasks
+
+
+def ranks(curves: np.ndarray) -> np.ndarray:
+    """Ranks of the models within each task, 1 the best, ties sharing the mean
+    rank; a model without rounds on a task (NaN) gets NaN there and the others
+    are ranked among themselves.
+
+    `curves` is (T, M, ...) oriented estimates (higher is better).
+
+    >>> ranks(np.array([[0.9, 0.7, 0.9], [0.5, np.nan, 0.6]]))
+    array([[1.5, 3. , 1.5],
+           [2. , nan, 1. ]])
+    """
+    curves = np.asarray(curves, dtype=float)
+    present = ~np.isnan(curves)
+    # Higher is better: rank the negated values, missing ones last, then blank them.
+    filled = np.where(present, -curves, np.inf)
+    out = stats.rankdata(filled, axis=1, method="average")
+    return np.where(present, out, np.nan)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's adjusted p-values (step-down, monotone, at most 1); NaN stays NaN.
+
+    Reject hypothesis i at level α when its adjusted p-value is at most α: the
+    chance of any false rejection is then at most α (Holm 1979).
+
+    >>> holm([0.01, 0.04, 0.03])
+    array([0.03, 0.06, 0.06])
+    """
+    p = np.asarray(pvalues, dtype=float)
+    flat = p.ravel()
+    valid = np.flatnonzero(~np.isnan(flat))
+    m = valid.size
+    out = np.full(flat.shape, np.nan)
+    if m:
+        order = valid[np.argsort(flat[valid], kind="stable")]
+        scaled = flat[order] * (m - np.arange(m))
+        out[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return out.reshape(p.shape)
+
+
+def _wilcoxon(d: np.ndarray) -> float:
+    """Two-sided p of Wilcoxon's signed-rank test of the paired differences d
+    (zero differences dropped; exact for up to 50, the normal approximation
+    beyond; 1 when no difference is left)."""
+    d = d[~np.isnan(d)]
+    d = d[d != 0]
+    if d.size == 0:
+        return 1.0
+    return float(stats.wilcoxon(d, zero_method="wilcox",
+                                method="exact" if d.size <= 50 else "approx"
+                                ).pvalue)
+
+
+def wilcoxon_holm(curves: np.ndarray):
+    """Every pair of models compared across tasks at every budget.
+
+    Parameters
+    ----------
+    curves : array, shape (T, M, N)
+        Each task's estimated curve of each model (oriented: higher is better),
+        NaN where a model has no rounds on a task; a pair is tested on the tasks
+        where both have rounds (an incomplete block).
+
+    Returns
+    -------
+    pairs : list of (int, int)
+        The pairs (i, j), i < j.
+    pvalues, adjusted : array, shape (P, N)
+        Wilcoxon's two-sided signed-rank p-value of each pair at each budget, and
+        Holm's adjustment over the pairs, budget by budget (so a rejection at
+        level α says the pair differs at that budget with the pairs' family-wise
+        error at most α).
+    tasks : array, shape (P,)
+        The number of tasks each pair was tested on.
+    """
+    curves = np.asarray(curves, dtype=float)
+    pairs = list(itertools.combinations(range(curves.shape[1]), 2))
+    pvalues = np.array([[_wilcoxon(curves[:, i, n] - curves[:, j, n])
+                         for n in range(curves.shape[2])] for i, j in pairs]
+                       ).reshape(len(pairs), curves.shape[2])
+    tasks = np.array([int(np.sum(~np.isnan(curves[:, i, 0] - curves[:, j, 0])))
+                      for i, j in pairs], dtype=int)
+    adjusted = np.column_stack([holm(pvalues[:, n]) for n in range(pvalues.shape[1])]
+                               ) if pairs else pvalues
+    return pairs, pvalues, adjusted, tasks
+
+
+def win_rate(a: np.ndarray, b: np.ndarray, confidence: float = 0.8):
+    """The share of tasks on which a beats b (ties count a half), with a Wilson
+    score interval at `confidence` for the chance that a beats b on a task drawn
+    like these; tasks where either is NaN are left out.
+
+    Returns (estimate, low, high, tasks), each per budget when a and b are 2-D
+    (T, N).
+
+    >>> est, low, high, tasks = win_rate(np.array([0.9, 0.8, 0.7]),
+    ...                                  np.array([0.5, 0.8, 0.9]))
+    >>> float(est), int(tasks)
+    (0.5, 3)
+    """
+    confidence = as_probability(confidence, "confidence")
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    both = ~(np.isnan(a) | np.isnan(b))
+    wins = np.where(both, (a > b) + 0.5 * (a == b), 0.0).sum(axis=0)
+    tasks = both.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = wins / tasks
+        z = stats.norm.ppf(0.5 + confidence / 2)
+        centre = (p + z * z / (2 * tasks)) / (1 + z * z / tasks)
+        half = (z / (1 + z * z / tasks)) * np.sqrt(
+            p * (1 - p) / tasks + z * z / (4 * tasks * tasks))
+    return p, np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1), tasks

@@ -1,0 +1,538 @@
+r"""Many models, many tasks, every budget: which models may still be best, verdicts
+on every pair with their family-wise error controlled, and the views across tasks.
+
+One task (a mapping of model → scores, or :class:`evp.Results`):
+
+* :func:`best_set` — the models that may still be best at each budget,
+  simultaneously over the models and the budgets;
+* :func:`compare_all` — every ordered pair's verdict (the labels of
+  :func:`evp.compare`), family-wise over all pairs and budgets; or every model
+  against a named baseline.
+
+Many tasks (:class:`evp.Results` with a ``task`` role), budget by budget:
+
+* :func:`task_curves` — each task's median curves and bands, the scores placed
+  on one scale (:func:`normalise`);
+* :func:`rank_table` — mean ranks, the aggregate normalised curve with a band
+  simultaneous over models, tasks and budgets, and how often each model is in its
+  task's best set;
+* :func:`pairs_across_tasks` — the chance that one model beats another on a task
+  drawn like these (Wilson interval), with Wilcoxon's signed-rank test and Holm
+  over the pairs;
+* :func:`profile_table` (fixed budget) and :func:`target_table` (fixed target) —
+  the views COCO and IOHanalyzer show for optimisers;
+* :func:`budget_changes` — where the budget changes the answer, in words.
+
+The statistics are those of :mod:`evp.multiple`; every frame says what its
+intervals cover.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evp._validation import as_choice, as_probability
+from evp.bands import METHODS
+from evp.multiple import (
+    band_confidence,
+    best_set_mask,
+    model_bands,
+    oriented_edges,
+    pair_evidence,
+    ranks,
+    wilcoxon_holm,
+    win_rate,
+)
+from evp.results import Results
+from evp.tables import _finite, readable_budgets
+
+__all__ = [
+    "BestSet",
+    "best_set",
+    "budget_changes",
+    "compare_all",
+    "normalise",
+    "pairs_across_tasks",
+    "profile_table",
+    "rank_table",
+    "target_table",
+    "task_curves",
+]
+
+
+def _one_task(scores, minimize, who: str):
+    """({model: scores as read, failed rounds as a finite stand-in}, minimize) of a
+    mapping or of Results holding one task."""
+    if isinstance(scores, Results):
+        if len(scores.tasks) > 1:
+            shown = ", ".join(scores.tasks[:5]) + (", …" if len(scores.tasks) > 5
+                                                   else "")
+            raise ValueError(
+                f"scores: these results hold {len(scores.tasks)} tasks ({shown}); "
+                f"{who} judges one task: pass results.by_task()[TASK], or use "
+                "evp.ranking.rank_table for the view across tasks")
+        if minimize not in (None, scores.minimize):
+            raise ValueError(f"minimize={minimize!r} contradicts the results' "
+                             f"direction ({scores.direction}); leave minimize out")
+        finite, _ = _finite(scores)
+        return dict(finite), scores.minimize
+    if not isinstance(scores, Mapping):
+        raise ValueError("scores: give a mapping of model name to its scores "
+                         "({'a': scores_a, 'b': scores_b, ...}) or evp.Results")
+    return dict(scores), bool(minimize)
+
+
+def _ns(ns, scores: Mapping) -> np.ndarray:
+    """Budgets: given, or the readable ones up to the smallest model's rounds."""
+    if ns is None or (isinstance(ns, str) and ns == "readable"):
+        return np.asarray(readable_budgets(min(len(np.ravel(s))
+                                                for s in scores.values())))
+    if isinstance(ns, str) and ns == "all":
+        return np.arange(1, min(len(np.ravel(s)) for s in scores.values()) + 1)
+    return np.atleast_1d(np.asarray(ns))
+
+
+@dataclass(frozen=True, eq=False)
+class BestSet:
+    """The models that may still be best at each budget.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Booleans, index the budgets (``n``), one column per model: True where
+        the model may still be best at n. The set holds the best model at every
+        budget at once with probability at least `confidence`.
+    lower, estimate, upper : pandas.DataFrame
+        Each model's band and median curve (same shape; the user's units).
+    confidence : float
+        The simultaneous confidence of the set.
+    band_confidence : float
+        The confidence of each model's band: ``1 - (1 - confidence) / M``.
+    method : str
+    minimize : bool
+    """
+
+    frame: pd.DataFrame
+    lower: pd.DataFrame
+    estimate: pd.DataFrame
+    upper: pd.DataFrame
+    confidence: float
+    band_confidence: float
+    method: str
+    minimize: bool
+
+    def members(self) -> dict:
+        """{n: [models that may still be best at n]}, models in column order."""
+        return {n: [m for m in self.frame.columns if row[m]]
+                for n, row in self.frame.iterrows()}
+
+    def describe(self) -> list[str]:
+        """The set in words: one sentence per run of budgets with the same set."""
+        sentences, start = [], None
+        members = list(self.members().items())
+        for i, (n, chosen) in enumerate(members):
+            start = n if start is None else start
+            last = i + 1 == len(members) or members[i + 1][1] != chosen
+            if last:
+                span = f"n = {start:g}" + (f"–{n:g}" if n != start else "")
+                who = (chosen[0] + " alone" if len(chosen) == 1
+                       else f"{len(chosen)} of {self.frame.shape[1]} models: "
+                            + ", ".join(chosen))
+                edge = self.lower if self.minimize else self.upper
+                open_ = np.all(np.isinf(edge.loc[n].to_numpy(float)))
+                sentences.append(f"{span}: {who} may still be best" + (
+                    " (every band is open there: too few rounds to bound the best "
+                    "of so many)" if open_ else ""))
+                start = None
+        return [f"{s} ({self.confidence:.0%} confidence, simultaneous over models "
+                f"and budgets)." for s in sentences]
+
+    def __repr__(self) -> str:
+        sizes = self.frame.sum(axis=1)
+        return (f"BestSet({self.frame.shape[1]} models, {len(self.frame)} budgets, "
+                f"confidence={self.confidence:g}; set sizes {int(sizes.min())}–"
+                f"{int(sizes.max())})")
+
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        shown = _display.table({"n": list(self.frame.index),
+                                "may still be best": [", ".join(m) for m in
+                                                      self.members().values()]})
+        return _display.page(f"Best set at {self.confidence:.0%}", self.describe(),
+                             [shown])
+
+
+def best_set(scores, ns=None, confidence: float = 0.8, *,
+             method: str = "ld_highest_density", minimize: bool | None = None,
+             adjust: str = "holm", statistic: str = "median", bounds=(None, None)
+             ) -> BestSet:
+    r"""The models that may still be best at each budget, simultaneously.
+
+    Each model's tuning-curve band is built at confidence
+    :math:`1 - (1 - c)/M` (Bonferroni over the M models), so all M bands hold at
+    every budget at once with probability at least c. A model leaves the set at
+    budget n only when another model's lower edge lies strictly above its upper
+    edge there. The best model at n (the highest median tuning curve; the
+    lowest for a loss) is then in the set at every n at once with probability at
+    least `confidence`, for continuous and for tied scores (the bands are exact
+    for the first and conservative for the second).
+
+    Parameters
+    ----------
+    scores : mapping of str to array_like, or evp.Results
+        Each model's scores from its own random search (sizes may differ), or
+        Results of one task (failed rounds count as the worst outcome).
+    ns : sequence of float, "readable", "all" or None
+        Budgets; default the readable ones up to the smallest model's rounds.
+    confidence : float in (0, 1), default 0.8
+    method : str, default "ld_highest_density"
+        The CDF band (:func:`evp.cdf_band`).
+    minimize : bool, optional
+        Scores are losses; Results say it themselves.
+    adjust : {"holm", "bonferroni"}, default "holm"
+        Both give Bonferroni over the M bands (see :mod:`evp.multiple` for why
+        Holm's step-down has nothing to step through here).
+    statistic, bounds
+        As in :func:`evp.tuning_curve_band` ("mean" needs bounds).
+
+    Returns
+    -------
+    BestSet
+        ``.frame`` (budgets × models, True where a model may still be best),
+        the bands, ``.members()`` and ``.describe()``.
+
+    Examples
+    --------
+    >>> import numpy as np, evp
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {"a": rng.normal(1, .1, 60), "b": rng.normal(0, .1, 60),
+    ...           "c": rng.normal(1, .1, 60)}
+    >>> evp.best_set(scores, [1, 3]).frame.loc[3].tolist()
+    [True, False, True]
+    """
+    scores, minimize = _one_task(scores, minimize, "best_set")
+    if adjust is None:
+        raise ValueError("adjust: a best set needs its bands adjusted for the "
+                         "number of models; pass adjust='holm' or 'bonferroni'")
+    as_choice(method, "method", METHODS)
+    each = band_confidence(confidence, len(scores), adjust)
+    ns = _ns(ns, scores)
+    bands = model_bands(scores, ns, each, method=method, statistic=statistic,
+                        bounds=bounds, minimize=minimize)
+    lower, _, upper = oriented_edges(bands)
+    mask = best_set_mask(lower, upper)
+    budgets = next(iter(bands.values())).ns
+    whole = np.all(budgets == np.round(budgets))
+    index = pd.Index(budgets.astype(int) if whole else budgets, name="n")
+
+    def frame(values):
+        return pd.DataFrame(np.asarray(values).T, index=index, columns=list(bands))
+
+    return BestSet(
+        frame=frame(mask), confidence=as_probability(confidence, "confidence"),
+        lower=frame([b.lower for b in bands.values()]),
+        estimate=frame([b.estimate for b in bands.values()]),
+        upper=frame([b.upper for b in bands.values()]),
+        band_confidence=each, method=method, minimize=minimize)
+
+
+def compare_all(scores, ns=None, confidence: float = 0.8, *,
+                adjust: str | None = "holm", baseline: str | None = None,
+                method: str = "ld_highest_density", minimize: bool | None = None,
+                statistic: str = "median", bounds=(None, None)) -> pd.DataFrame:
+    r"""Every pair's verdict, with the family-wise error of the strong verdicts
+    controlled over all pairs and budgets at once.
+
+    The labels are those of :func:`evp.compare` ("strong", "fair", "weak",
+    "none") for "a beats b", read from bands built at confidence
+    :math:`1 - (1 - c)/M` for M models (Bonferroni over the bands the verdicts
+    read). All bands then hold at every budget with probability at least c, and
+    on that event no strong verdict is wrong: the chance of any wrong strong
+    verdict, over every pair and budget, is at most :math:`1 - c`. Each pair's
+    verdict depends on its two models' scores and on M, never on the other
+    models' scores. "Fair" and "weak" remain heuristics for reading plots.
+
+    Parameters
+    ----------
+    scores : mapping of str to array_like, or evp.Results
+        As in :func:`best_set`.
+    ns : sequence of float, "readable", "all" or None
+        Budgets; default the readable ones up to the smallest model's rounds.
+    confidence : float in (0, 1), default 0.8
+    adjust : {"holm", "bonferroni"} or None, default "holm"
+        "holm" and "bonferroni" adjust the bands as above (see
+        :mod:`evp.multiple`); None gives the unadjusted labels, each pair at
+        `confidence` alone, as :func:`evp.compare` does, labelled so in the
+        ``adjust`` column.
+    baseline : str, optional
+        Compare every model with this one only (both directions). The bands are
+        the same M bands, so the verdicts are those of all pairs, fewer of them.
+    method, minimize, statistic, bounds
+        As in :func:`best_set`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ordered pair (a, b) and budget: ``a``, ``b``, ``n``,
+        ``evidence`` (that a beats b), ``a median``, ``b median`` (or mean;
+        the user's units), ``band confidence`` and ``adjust`` (in words).
+
+    Examples
+    --------
+    >>> import numpy as np, evp
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {m: rng.normal(mu, .1, 80) for m, mu in zip("abc", (1, 0, 0))}
+    >>> table = evp.compare_all(scores, [5])
+    >>> table[table.evidence == "strong"][["a", "b"]].values.tolist()
+    [['a', 'b'], ['a', 'c']]
+    """
+    scores, minimize = _one_task(scores, minimize, "compare_all")
+    if len(scores) < 2:
+        raise ValueError(f"scores: compare_all needs two or more models, got "
+                         f"{len(scores)}")
+    if adjust is not None:
+        as_choice(adjust, "adjust", ("holm", "bonferroni"))
+    models = [str(m) for m in scores]
+    if baseline is not None and str(baseline) not in models:
+        raise ValueError(f"baseline={baseline!r} is not one of the models: "
+                         f"{', '.join(models)}")
+    each = band_confidence(confidence, len(models), adjust)
+    ns = _ns(ns, scores)
+    bands = model_bands(scores, ns, each, method=method, statistic=statistic,
+                        bounds=bounds, minimize=minimize)
+    edges = oriented_edges(bands)
+    budgets = next(iter(bands.values())).ns
+    word = "median" if statistic == "median" else "mean"
+    said = (f"Bonferroni over {len(models)} models' bands: family-wise over all "
+            "pairs and budgets" if adjust is not None
+            else "none: each pair alone")
+    pairs = [(i, j) for i, j in itertools.permutations(range(len(models)), 2)
+             if baseline is None or str(baseline) in (models[i], models[j])]
+    rows = []
+    for i, j in pairs:
+        rows.append(pd.DataFrame({
+            "a": models[i], "b": models[j], "n": budgets,
+            "evidence": pair_evidence(edges, i, j),
+            f"a {word}": bands[models[i]].estimate,
+            f"b {word}": bands[models[j]].estimate}))
+    table = pd.concat(rows, ignore_index=True)
+    whole = np.all(budgets == np.round(budgets))
+    if whole:
+        table["n"] = table["n"].astype(int)
+    table["band confidence"] = each
+    table["adjust"] = said
+    return table
+
+
+# ------------------------------------------------------------------ many tasks
+
+NORMALISATIONS = ("random", "baseline")
+
+
+def normalise(values, low, high):
+    """Scores placed on one scale: 0 at `low`, 1 at `high` (oriented: higher is
+    better); NaN where the task's range is empty."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        span = np.asarray(high, dtype=float) - np.asarray(low, dtype=float)
+        return np.where(span > 0, (np.asarray(values, float) - low) / span, np.nan)
+
+
+def _task_scale(study: Results, baseline: str | None):
+    """(low, high) of one task, oriented: low the expected best score of one round
+    (the mean of all its rounds' finite scores, or the baseline model's), high the
+    best score observed there."""
+    finite = {m: s[np.isfinite(s)] for m, s in study.scores.items()}
+    pooled = np.concatenate([s for s in finite.values()]) if finite else np.zeros(0)
+    if pooled.size == 0:
+        return math.nan, math.nan
+    high = float(pooled.max())
+    if baseline is not None:
+        mine = finite.get(baseline, np.zeros(0))
+        return (float(mine.mean()) if mine.size else math.nan), high
+    return float(pooled.mean()), high
+
+
+def task_curves(results: Results, ns=None, confidence: float = 0.8, *,
+                method: str = "ld_highest_density", baseline: str | None = None
+                ) -> pd.DataFrame:
+    r"""Each task's median tuning curves and bands, and the same on one scale.
+
+    The bands are built at confidence :math:`1 - (1 - c)/(T M)` for T tasks and
+    M models, so every band of every task holds at every budget at once with
+    probability at least c; the ``best`` column marks the models that may still be
+    best on their task at n with that simultaneous confidence.
+
+    Scores are placed on one scale per task (:func:`normalise`): 0 at the
+    task's expected best score of one round (the mean score of all its rounds,
+    every model's, i.e. one round of the whole search) or, with `baseline`, at
+    the baseline model's; 1 at the best score observed on the task. The scale is
+    read from the data and taken as fixed, so the bands on it cover the curves
+    given the scale.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``task``, ``model``, ``n``, ``lower``, ``median``, ``upper`` (the user's
+        units), ``best`` (may still be best on the task), and the oriented
+        normalised ``scaled lower``, ``scaled median``, ``scaled upper`` (higher
+        is better, losses too). Models without rounds on a task have no rows
+        for it.
+    """
+    if not isinstance(results, Results):
+        raise ValueError("results: the views across tasks need evp.Results with "
+                         "a task role (read_results(..., task='COLUMN'))")
+    studies = results.by_task()
+    models = results.models
+    if baseline is not None and baseline not in models:
+        raise ValueError(f"baseline={baseline!r} is not one of the models: "
+                         f"{', '.join(models)}")
+    if ns is None or isinstance(ns, str):
+        ns = readable_budgets(min(s.size for st in studies.values()
+                                  for s in st.scores.values()))
+    each = band_confidence(confidence, len(studies) * len(models))
+    frames = []
+    for task, study in studies.items():
+        finite, restore = _finite(study)
+        bands = {m: restore(b) for m, b in model_bands(
+            finite, ns, each, method=method, minimize=study.minimize).items()}
+        lower, estimate, upper = oriented_edges(bands)
+        best = best_set_mask(lower, upper)
+        low, high = _task_scale(study, baseline)
+        for row, (model, band) in enumerate(bands.items()):
+            frames.append(pd.DataFrame({
+                "task": task, "model": model, "n": band.ns.astype(int),
+                "lower": band.lower, "median": band.estimate, "upper": band.upper,
+                "best": best[row],
+                "scaled lower": normalise(lower[row], low, high),
+                "scaled median": normalise(estimate[row], low, high),
+                "scaled upper": normalise(upper[row], low, high)}))
+    table = pd.concat(frames, ignore_index=True)
+    table["band confidence"] = each
+    return table
+
+
+def _cube(curves: pd.DataFrame, column: str):
+    """(tasks, models, budgets, array T × M × N of `column`, NaN where a model has
+    no rounds on a task)."""
+    tasks = list(dict.fromkeys(curves["task"]))
+    models = list(dict.fromkeys(curves["model"]))
+    budgets = sorted(set(curves["n"]))
+    cube = (curves.pivot_table(index=["task", "model"], columns="n", values=column,
+                               dropna=False)
+            .reindex(pd.MultiIndex.from_product([tasks, models]))
+            .reindex(columns=budgets))
+    return tasks, models, budgets, cube.to_numpy(float).reshape(
+        len(tasks), len(models), len(budgets))
+
+
+def rank_table(curves: pd.DataFrame, confidence: float = 0.8) -> pd.DataFrame:
+    """Per budget and model, across tasks: the mean rank (1 the best; within each
+    task among the models with rounds there), the aggregate curve (the mean over
+    tasks of the scaled median) with its band (the mean of the scaled band edges:
+    simultaneous over models, tasks and budgets at the confidence of
+    :func:`task_curves`, given each task's scale), and on how many tasks the model
+    may still be best. Sorted by budget, then mean rank.
+
+    `curves` is :func:`task_curves`'s table.
+    """
+    tasks, models, budgets, median = _cube(curves, "scaled median")
+    _, _, _, low = _cube(curves, "scaled lower")
+    _, _, _, high = _cube(curves, "scaled upper")
+    _, _, _, best = _cube(curves, "best")
+    ranked = ranks(median)
+    with np.errstate(invalid="ignore"):
+        rows = []
+        for k, n in enumerate(budgets):
+            present = ~np.isnan(median[:, :, k])
+            rows.append(pd.DataFrame({
+                "n": n, "model": models,
+                "mean rank": np.nanmean(ranked[:, :, k], axis=0),
+                "scaled median": np.nanmean(median[:, :, k], axis=0),
+                "scaled lower": np.nanmean(low[:, :, k], axis=0),
+                "scaled upper": np.nanmean(high[:, :, k], axis=0),
+                "may be best on": np.nansum(best[:, :, k], axis=0).astype(int),
+                "tasks": present.sum(axis=0)}))
+    table = pd.concat(rows, ignore_index=True)
+    return table.sort_values(["n", "mean rank"], kind="stable").reset_index(drop=True)
+
+
+def pairs_across_tasks(curves: pd.DataFrame, confidence: float = 0.8
+                       ) -> pd.DataFrame:
+    """Every pair across tasks, per budget: the share of tasks on which a beats b
+    (``a wins``) with a Wilson interval at `confidence` for the chance that a
+    beats b on a task drawn like these, Wilcoxon's signed-rank p-value of the
+    scaled medians and Holm's adjustment over the pairs (at each budget);
+    ``differ`` is True where Holm's p ≤ 1 − confidence. The task is the unit:
+    the search noise within a task is not in these intervals."""
+    confidence = as_probability(confidence, "confidence")
+    tasks, models, budgets, median = _cube(curves, "scaled median")
+    pairs, pvalues, adjusted, counts = wilcoxon_holm(median)
+    rows = []
+    for p, (i, j) in enumerate(pairs):
+        est, low, high, _ = win_rate(median[:, i, :], median[:, j, :], confidence)
+        rows.append(pd.DataFrame({
+            "a": models[i], "b": models[j], "n": budgets, "tasks": counts[p],
+            "a wins": est, "low": low, "high": high, "p": pvalues[p],
+            "p (Holm)": adjusted[p], "differ": adjusted[p] <= 1 - confidence}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["a", "b", "n", "tasks", "a wins", "low", "high", "p", "p (Holm)",
+                 "differ"])
+
+
+def profile_table(curves: pd.DataFrame, n: int, taus=None) -> pd.DataFrame:
+    """The performance profile at budget `n` (fixed budget): for each model and
+    level τ of the scaled score, the share of its tasks on which its median
+    curve at n reaches τ."""
+    taus = np.linspace(0, 1, 21) if taus is None else np.asarray(taus, float)
+    at = curves[curves["n"] == n]
+    if at.empty:
+        raise ValueError(f"n={n} is not one of the table's budgets: "
+                         f"{sorted(set(curves['n']))}")
+    rows = []
+    for model, part in at.groupby("model", sort=False):
+        values = part["scaled median"].to_numpy(float)
+        values = values[~np.isnan(values)]
+        rows.append(pd.DataFrame({"model": model, "tau": taus,
+                                  "share of tasks": [np.mean(values >= t)
+                                                     for t in taus]}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def target_table(curves: pd.DataFrame, target: float = 0.9) -> pd.DataFrame:
+    """The fixed-target view: per task and model, the smallest budget of the table
+    whose scaled median reaches `target` (NaN: not within the budgets), and per
+    model the share of tasks reached by each budget (``reached by n``)."""
+    rows = []
+    for (task, model), part in curves.groupby(["task", "model"], sort=False):
+        part = part.sort_values("n")
+        hit = part["n"][part["scaled median"].to_numpy(float) >= target]
+        rows.append({"task": task, "model": model, "target": target,
+                     "budget": float(hit.iloc[0]) if len(hit) else math.nan})
+    return pd.DataFrame(rows)
+
+
+def budget_changes(ranked: pd.DataFrame) -> list[str]:
+    """Where the budget changes the answer: the model of best mean rank at each
+    budget, in one sentence per change (``rank_table``'s table)."""
+    leaders = ranked.sort_values(["n", "mean rank"], kind="stable").groupby(
+        "n", sort=True).head(1)[["n", "model", "mean rank"]].to_numpy()
+    sentences, start = [], 0
+    for i in range(1, len(leaders) + 1):
+        if i == len(leaders) or leaders[i][1] != leaders[start][1]:
+            span = (f"n = {leaders[start][0]:g}" + (f"–{leaders[i - 1][0]:g}"
+                                                    if i - 1 > start else ""))
+            sentences.append(f"{span}: {leaders[start][1]} has the best mean rank")
+            start = i
+    if len(sentences) > 1:
+        sentences.append("The budget changes the answer: the model ranked first "
+                         "is not the same at every budget.")
+    else:
+        sentences.append("The same model ranks first at every budget shown.")
+    return sentences
