@@ -8,6 +8,7 @@ reads all of them through :func:`read_table`.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import pandas as pd
 from evp._validation import reason as _reason
 from evp.results import Results
 
-__all__ = ["COMPRESSIONS", "FORMATS", "load_search", "read_table", "separator_hint"]
+__all__ = ["COMPRESSIONS", "FORMATS", "SQLITE_HEADER", "load_search", "read_table",
+           "separator_hint", "sqlite_columns", "sqlite_snapshot", "sqlite_tables"]
 
 FORMATS = {
     ".csv": "csv",
@@ -33,6 +35,76 @@ COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
 _DELIMITERS = (",", ";", "\t", "|")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+(?:[eE][+-]?\d+)?$")
 _DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
+
+
+#: The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def sqlite_tables(path: Path) -> set[str] | None:
+    """The tables of SQLite database `path`, read without writing anything (no
+    journal, no lock file: ``immutable=1``, or ``mode=ro`` when a write-ahead
+    log beside it holds recent changes); None when `path` is not a SQLite
+    database (an empty file, another format)."""
+    import sqlite3
+
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                return None
+    except OSError:
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(_read_only_uri(path), uri=True)) as db:
+            return {row[0] for row in db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.Error:
+        return None
+
+
+def sqlite_columns(path: Path, table: str) -> set[str]:
+    """The columns of `table` in SQLite database `path`, read as
+    :func:`sqlite_tables` reads."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(_read_only_uri(path), uri=True)) as db:
+            return {row[1] for row in db.execute(
+                "SELECT * FROM pragma_table_info(?)", (table,))}
+    except sqlite3.Error:
+        return set()
+
+
+def _read_only_uri(path: Path) -> str:
+    path = Path(path).resolve()
+    wal = path.with_name(path.name + "-wal")
+    flag = "mode=ro" if wal.is_file() and wal.stat().st_size else "immutable=1"
+    return f"{path.as_uri()}?{flag}"
+
+
+@contextlib.contextmanager
+def sqlite_snapshot(path: Path):
+    """A private copy of SQLite database `path`, made through SQLite's backup
+    (a consistent read, the write-ahead log included), for a tool's client to
+    open: whatever the client writes (its tables, a migration, a default
+    experiment) lands in the copy, which is removed afterwards. The original's
+    bytes never change."""
+    import sqlite3
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="evp-read-",
+                                     ignore_cleanup_errors=True) as folder:
+        copy = Path(folder) / Path(path).name
+        try:
+            with contextlib.closing(sqlite3.connect(_read_only_uri(path),
+                                                    uri=True)) as source, \
+                    contextlib.closing(sqlite3.connect(copy)) as target:
+                source.backup(target)
+        except sqlite3.Error as exc:
+            raise ValueError(f"path_or_frame: {Path(path).name} is not a readable "
+                             f"SQLite database: {_reason(exc)}") from None
+        yield copy
 
 
 def _sample_lines(path: Path, limit: int = 200) -> list[str]:

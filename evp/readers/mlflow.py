@@ -41,7 +41,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sqlite3
+import shutil
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -49,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import _describe
+from evp.readers.files import sqlite_columns, sqlite_snapshot, sqlite_tables
 from evp.results import Results
 
 __all__ = ["FINISHED", "UNFINISHED", "is_mlflow_source", "read_mlflow"]
@@ -63,16 +65,19 @@ _FILE_STORE = "MLFLOW_ALLOW_FILE_STORE"
 _PAGE = 1000
 
 
+#: Tables every MLflow SQL store holds, and columns of its runs table.
+MLFLOW_TABLES = {"experiments", "runs", "metrics", "params", "tags",
+                 "alembic_version"}
+_RUN_COLUMNS = {"run_uuid", "experiment_id", "status", "lifecycle_stage"}
+
+
 def _mlflow_tables(path: Path) -> bool:
-    """Whether a SQLite file holds MLflow's tables (opened read-only)."""
-    try:
-        with contextlib.closing(sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            tables = {row[0] for row in db.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.Error:
-        return False
-    return {"experiments", "runs", "metrics"} <= tables
+    """Whether a SQLite file holds MLflow's schema: its tables (Alembic's
+    version among them) and the columns of its runs table; read without
+    writing anything."""
+    tables = sqlite_tables(path)
+    return (tables is not None and tables >= MLFLOW_TABLES
+            and sqlite_columns(path, "runs") >= _RUN_COLUMNS)
 
 
 def _is_mlruns(path: Path) -> bool:
@@ -116,32 +121,58 @@ def _client():
     return MlflowClient
 
 
-def _tracking_uri(source) -> tuple[str, bool]:
-    """(The tracking URI of `source`, whether it is a file store). A SQLite
-    file must exist: MLflow would create a missing one."""
+def _not_mlflow(path: Path) -> ValueError:
+    tables = sqlite_tables(path)
+    if tables is None:
+        what = ("is empty" if path.stat().st_size == 0
+                else "is not a SQLite database")
+        return ValueError(f"path_or_frame: {path.name} {what}: not an MLflow store "
+                          "(nothing was written to it)")
+    shown = ", ".join(sorted(tables)[:8]) or "none"
+    return ValueError(f"path_or_frame: {path.name} is not an MLflow SQLite store "
+                      f"(its tables: {shown}; MLflow's include "
+                      f"{', '.join(sorted(MLFLOW_TABLES))})")
+
+
+@contextlib.contextmanager
+def _tracking_uri(source):
+    """(The tracking URI to open for `source`, whether it is a file store), which
+    reading never changes: a local SQLite store (a file, ``sqlite:///PATH``)
+    must exist and hold MLflow's schema, and MLflow opens a private copy of it
+    (it would add its tables to any other database, create a missing file, or
+    record a default experiment); an ``mlruns`` folder is copied without its
+    artifacts (MLflow adds a ``.trash`` folder to it); a server's URI is
+    MLflow's to reach."""
     text = os.fspath(source)
+    local = None
     if text.lower().startswith("sqlite:///"):
         path = Path(text[len("sqlite:///"):].split("?")[0]).expanduser()
         if not path.is_file():
             raise FileNotFoundError(f"path_or_frame: no such SQLite file {path} "
                                     f"(from {text})")
-        if not _mlflow_tables(path):  # MLflow would add its tables to it
-            raise ValueError(f"path_or_frame: {path} is not an MLflow SQLite store "
-                             "(it holds no experiments, runs and metrics tables)")
-        return text, False
-    if text.lower().startswith("file:"):
-        return text, True
-    if _URL.match(text) and not re.match(r"^[a-z]:[\\/]", text, re.IGNORECASE):
-        return text, False  # a server or another database: MLflow's to reach
-    path = Path(text).expanduser()
-    if not path.exists():
-        raise FileNotFoundError(f"path_or_frame: no such file or folder {path}")
-    if path.is_file():
-        if not _mlflow_tables(path):
-            raise ValueError(f"path_or_frame: {path} is not an MLflow SQLite store "
-                             "(it holds no experiments, runs and metrics tables)")
-        return f"sqlite:///{path.resolve()}", False
-    return path.resolve().as_uri(), True
+        local = path
+    elif text.lower().startswith("file:"):
+        local = Path(text[len("file://"):] if text.lower().startswith("file://")
+                     else text[len("file:"):]).expanduser()
+    elif _URL.match(text) and not re.match(r"^[a-z]:[\\/]", text, re.IGNORECASE):
+        yield text, False  # a server or another database: MLflow's to reach
+        return
+    else:
+        local = Path(text).expanduser()
+    if not local.exists():
+        raise FileNotFoundError(f"path_or_frame: no such file or folder {local}")
+    if local.is_file():
+        if not _mlflow_tables(local):
+            raise _not_mlflow(local)
+        with sqlite_snapshot(local) as copy:
+            yield f"sqlite:///{copy}", False
+        return
+    with tempfile.TemporaryDirectory(prefix="evp-read-",
+                                     ignore_cleanup_errors=True) as folder:
+        copy = Path(folder) / "mlruns"
+        shutil.copytree(local, copy, symlinks=True,
+                        ignore=shutil.ignore_patterns("artifacts"))
+        yield copy.as_uri(), True
 
 
 @contextlib.contextmanager
@@ -260,19 +291,25 @@ def read_mlflow(uri_or_folder, *, experiment=None, score=None) -> Results:
         raise TypeError(f"path_or_frame: an MLflow tracking URI or mlruns folder, "
                         f"got {_describe(uri_or_folder)}")
     MlflowClient = _client()
-    uri, file_store = _tracking_uri(uri_or_folder)
+    with _tracking_uri(uri_or_folder) as (uri, file_store):
+        return _read_mlflow(MlflowClient, uri, file_store, experiment, score,
+                            os.fspath(uri_or_folder))
+
+
+def _read_mlflow(MlflowClient, uri: str, file_store: bool, experiment, score,
+                 shown: str) -> Results:
     with _file_store_allowed(file_store), warnings.catch_warnings():
         # MLflow's own deprecations (of SQLAlchemy's API, …) are not the user's.
         warnings.simplefilter("ignore", DeprecationWarning)
         try:
             client = MlflowClient(tracking_uri=uri)
-            found = _experiment(client, experiment, uri)
+            found = _experiment(client, experiment, shown)
             runs = _runs(client, found.experiment_id)
         except (ValueError, FileNotFoundError, ImportError):
             raise
         except Exception as error:  # MlflowException, SQLAlchemy's, the server's
-            raise ValueError(f"path_or_frame: MLflow could not read {uri}: "
-                             f"{_first_line(error)}") from None
+            raise ValueError(f"path_or_frame: MLflow could not read {shown}: "
+                             f"{_first_line(error).replace(uri, shown)}") from None
     rows = [_row(r) for r in runs if r.info.status in FINISHED]
     unfinished = len(runs) - len(rows)
     if not rows:

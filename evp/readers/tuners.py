@@ -39,6 +39,7 @@ it, and whose one note says what was read.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import math
@@ -50,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice
+from evp.readers.files import sqlite_snapshot, sqlite_tables
 from evp.results import Results
 
 __all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_tuner_source",
@@ -124,42 +126,62 @@ def _optuna():
     return optuna
 
 
-def _storage(source) -> str:
-    """The storage URL of `source`; a SQLite file must exist (opening a missing
-    one would create it)."""
+#: Tables every Optuna storage holds (RDBStorage's schema).
+OPTUNA_TABLES = {"studies", "trials", "version_info"}
+
+
+@contextlib.contextmanager
+def _storage(source):
+    """The storage URL to open for `source`, which reading never changes: a
+    local SQLite file (a path, or ``sqlite:///PATH``) must exist and hold
+    Optuna's tables, and Optuna opens a private copy of it (it would add its
+    tables to any other database, and create a missing file); another URL (a
+    server's database) is Optuna's to open."""
     text = os.fspath(source)
-    if not _URL.match(text):
-        path = Path(text).expanduser()
-        if not path.is_file():
-            raise FileNotFoundError(f"path_or_frame: no such SQLite file {path}")
-        return f"sqlite:///{path.resolve()}"
-    if text.lower().startswith("sqlite:///"):
-        path = Path(text[len("sqlite:///"):].split("?")[0]).expanduser()
-        if not path.is_file():
-            raise FileNotFoundError(f"path_or_frame: no such SQLite file {path} "
-                                    f"(from {text})")
-    return text
+    if _URL.match(text) and not text.lower().startswith("sqlite:///"):
+        yield text
+        return
+    path = Path(text[len("sqlite:///"):].split("?")[0] if _URL.match(text)
+                else text).expanduser()
+    where = f" (from {text})" if _URL.match(text) else ""
+    if not path.is_file():
+        raise FileNotFoundError(f"path_or_frame: no such SQLite file {path}{where}")
+    tables = sqlite_tables(path)
+    if tables is None:
+        what = ("is empty" if path.stat().st_size == 0
+                else "is not a SQLite database")
+        raise ValueError(f"path_or_frame: {path.name} {what}: not an Optuna storage "
+                         "(nothing was written to it)")
+    if not tables >= OPTUNA_TABLES:
+        shown = ", ".join(sorted(tables)[:8]) or "none"
+        raise ValueError(f"path_or_frame: {path.name} holds no Optuna study (its "
+                         f"tables: {shown}); an MLflow store is read with "
+                         "experiment=")
+    with sqlite_snapshot(path) as copy:
+        yield f"sqlite:///{copy}"
 
 
-def _studies(source, study) -> list:
+def _studies(source, study, stack: contextlib.ExitStack) -> list:
     """The studies `study` names in `source`: one name, several (a list or
-    ``"a,b"``), or ``"all"``; None for the storage's only study."""
+    ``"a,b"``), or ``"all"``; None for the storage's only study. A storage is
+    opened for as long as `stack` is."""
     optuna = _optuna()
     if _is_study(source):
         if study is not None and study != source.study_name:
             raise ValueError(f"study: the Study object given is "
                              f"{source.study_name!r}, not {study!r}; leave study out")
         return [source]
-    url = _storage(source)
+    url = stack.enter_context(_storage(source))
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         names = optuna.get_all_study_names(storage=url)
     except Exception as exc:  # SQLAlchemy's and the driver's errors
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"path_or_frame: {url} is not a readable Optuna storage: "
-                         f"{reason}") from None
+        raise ValueError(f"path_or_frame: {os.fspath(source)} is not a readable "
+                         f"Optuna storage: {reason}") from None
     if not names:
-        raise ValueError(f"path_or_frame: the Optuna storage {url} holds no study")
+        raise ValueError(f"path_or_frame: the Optuna storage {os.fspath(source)} "
+                         "holds no study")
     if study is None:
         if len(names) > 1:
             raise ValueError(f"study: the Optuna storage holds {len(names)} studies "
@@ -249,8 +271,13 @@ def read_optuna(study_or_storage, *, study=None,
         missing objective, studies whose directions differ, or a study without
         completed trials.
     """
+    with contextlib.ExitStack() as stack:
+        return _read_optuna(study_or_storage, study, objective, stack)
+
+
+def _read_optuna(study_or_storage, study, objective, stack) -> Results:
     optuna = _optuna()
-    studies = _studies(study_or_storage, study)
+    studies = _studies(study_or_storage, study, stack)
     State = optuna.trial.TrialState
     frames, notes, directions = [], [], set()
     for loaded in studies:
