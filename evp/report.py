@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,16 +100,21 @@ class Report:
     def to_markdown(self, figures_folder: str = "figures") -> str:
         """The same content as Markdown; figures are linked as
         ``figures_folder/NAME.png`` (:meth:`save` writes them there)."""
-        parts = [f"# {self.title}", *(f"> {note}" for note in self.notes),
+        from urllib.parse import quote
+
+        parts = [f"# {_markdown_text(self.title)}",
+                 *(f"> {_markdown_text(note)}" for note in self.notes),
                  "## Reporting checklist", _markdown_table(self.checklist)]
         for heading, content in self.sections:
-            parts.append(f"## {heading}")
+            parts.append(f"## {_markdown_text(heading)}")
             if isinstance(content, pd.DataFrame):
                 parts.append(_markdown_table(content))
             elif isinstance(content, str):
-                parts.append(f"![{heading}]({figures_folder}/{content}.png)")
+                parts.append(f"![{_markdown_text(heading)}]"
+                             f"({quote(f'{figures_folder}/{content}.png')})")
             else:
-                parts.append("\n".join(f"- {sentence}" for sentence in content))
+                parts.append("\n".join(f"- {_markdown_text(sentence)}"
+                                       for sentence in content))
         return "\n\n".join(parts) + "\n"
 
     def to_latex(self, figures_folder: str = "figures") -> str:
@@ -207,9 +213,29 @@ def _html_table(frame: pd.DataFrame) -> str:
             "</tbody></table>")
 
 
+# Characters that Markdown (CommonMark, GitHub's tables) reads as markup
+# anywhere in a line: backslash-escaped, they are shown as they are.
+# An underscore inside a word (val_loss) is no emphasis, and stays as it is.
+_MARKDOWN_SPECIAL = re.compile(
+    r"([\\`*\[\]<>|~&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+
+
+def _markdown_text(value) -> str:
+    """`value` as Markdown text that shows it and nothing else: on one line (a
+    newline would start a heading or a raw HTML block), markup characters
+    backslash-escaped (no link, image, HTML, emphasis or table cell comes from
+    a model's name), and a line start that would open a block (``#``, ``>``,
+    ``-``, ``1.``) escaped too."""
+    text = " ".join(_text(value).split())
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    if re.match(r"(#+|[-+=]+)(\s|$)|>", text):
+        text = "\\" + text
+    return re.sub(r"^(\d+)([.)])(?=\s|$)", r"\1\\\2", text)
+
+
 def _markdown_table(frame: pd.DataFrame) -> str:
     def cell(value) -> str:
-        return _text(value).replace("|", "\\|").replace("\n", " ")
+        return _markdown_text(value)
 
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
              "|" + "---|" * frame.shape[1]]
