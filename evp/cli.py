@@ -432,6 +432,20 @@ def plan(args: argparse.Namespace) -> int:
     if results.runs is not None:
         raise UsageError("--runs: plans for repeated runs of an adaptive tuner are "
                          "not made yet; plan from one random search per model")
+    from evp.planning import MEMORY_LIMIT, max_replications, replication_memory
+
+    sizes = [len(results.scores_as_read[m]) for m in (args.a, args.b)]
+    plans = [(m, m) for m in args.more]
+    if args.replications < 2:
+        raise UsageError(f"--replications must be a whole number ≥ 2, got "
+                         f"{args.replications}")
+    if replication_memory(*sizes, plans, args.replications) > MEMORY_LIMIT:
+        most = max_replications(*sizes, plans)
+        raise UsageError(
+            f"--replications {args.replications} would take about "
+            f"{replication_memory(*sizes, plans, args.replications) / 1e9:.3g} GB "
+            f"of memory; at most {most} fit in {MEMORY_LIMIT / 1e9:.0f} GB: give "
+            f"--replications {most} or fewer")
     today = compare_models(results, args.a, args.b, [args.budget], args.confidence,
                            method=args.method)
     table = plan_table(results, args.a, args.b, args.budget, args.more,
@@ -442,12 +456,12 @@ def plan(args: argparse.Namespace) -> int:
     _note(f"today, at n = {args.budget}: "
           + (f"{strength} evidence that {winner} is better" if winner
              else "no evidence either way"))
-    _note("the chances are predictions from the rounds so far (new rounds ranked "
-          "among them as random-search rounds are, with exponential tails beyond "
-          "the extremes seen): too cautious for scores piled up under a ceiling, "
-          "too hopeful from a few rounds of scores with no ceiling; the column "
-          "'if none beyond the extremes' is the reading for a ceiling already "
-          "reached")
+    _note("read the range, 'strong, low end' to 'strong, high end': the point "
+          "'strong either way' (simulated from the rounds so far) is too hopeful "
+          "on real searches (by up to 0.2 on HPOBench's grids); the low end is the "
+          f"least chance with each model inside its {args.confidence:.0%} CDF band, "
+          "the high end the more hopeful simulated reading (with tails, or "
+          "'if none beyond the extremes')")
     unit = args.cost_unit or cost_unit(results.cost)
     sentence = plan_sentence(table, args.budget, unit=unit)
 
@@ -854,9 +868,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "predicted chance that evp compare then gives strong evidence "
                     "at budget N, each way; the rounds each model would still lack "
                     "for its band to say anything at N; and, with --cost, what the "
-                    "extra rounds cost. Then one sentence: how many more rounds "
-                    "give an 80%% chance of a strong verdict, or that more rounds "
-                    "will not settle it.")
+                    "extra rounds cost. The chance comes as a range that holds "
+                    "(low end to high end) beside the simulated point, which is "
+                    "too hopeful on real searches. Then one sentence, read from "
+                    "the range: how many more rounds give at least an 80%% chance "
+                    "of a strong verdict, that more rounds will not settle it, or "
+                    "the range the most rounds give.")
     ahead.add_argument("--group", metavar="COL",
                        help="column naming the model (default: none, so required, "
                             "but for several Optuna studies: --study A,B names the "
@@ -873,7 +890,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="CDF band the tuning-curve bands are made from")
     ahead.add_argument("--replications", type=int, default=1000, metavar="R",
                        help="simulated futures per plan (the chances' Monte Carlo "
-                            "error is at most 0.5/sqrt(R))")
+                            "error is at most 0.5/sqrt(R)); capped by the memory "
+                            "they take (at most 4 GB: about 70 bytes per future "
+                            "and round)")
     ahead.add_argument("--seed", type=int, default=0,
                        help="seed of the simulated futures")
     ahead.add_argument("--tail", choices=("exponential", "quadratic"),

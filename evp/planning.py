@@ -75,9 +75,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from evp._validation import as_bool, as_bounds, as_choice, as_probability, as_scores
-from evp.bands import METHODS, compare
+from evp.bands import METHODS, _cdf_band, compare, tuning_curve_band
 
-__all__ = ["VerdictPower", "calibration", "verdict_power"]
+__all__ = ["VerdictPower", "calibration", "max_replications", "replication_memory",
+           "verdict_power"]
 
 #: The extra rounds of each model that a plan weighs by default.
 DEFAULT_MORE_ROUNDS = (10, 20, 50, 100)
@@ -106,6 +107,15 @@ class VerdictPower:
         Strong evidence that a beats b, and that b beats a.
     fair, weak : numpy.ndarray, shape (M,)
         Probability that the best verdict either way is fair, or weak.
+    strong_low, strong_high : numpy.ndarray, shape (M,)
+        A range for the chance of strong evidence either way, to read instead of
+        the point `strong`, which is too hopeful on real searches (see the
+        module). The low end is the least chance with each model's distribution
+        anywhere inside its CDF band (this `confidence` and `method`; exact, by
+        :func:`_strong_chance`): it holds for every plan whenever both bands do.
+        The high end is the more hopeful of the two simulated readings,
+        `strong` and `strong_light` (and at least the low end): on real search
+        distributions no bin of it fell short of the realised chance.
     strong_light : numpy.ndarray, shape (M,)
         Probability of strong evidence either way if no score lay beyond the
         extremes seen so far (the same simulated rounds, their tails cut back to
@@ -132,6 +142,8 @@ class VerdictPower:
     fair: np.ndarray
     weak: np.ndarray
     strong_light: np.ndarray
+    strong_low: np.ndarray
+    strong_high: np.ndarray
     tails: tuple[str, str]
     replications: int
     predictive: str
@@ -154,6 +166,8 @@ class VerdictPower:
             "fair": self.fair,
             "weak": self.weak,
             "strong, none beyond the extremes": self.strong_light,
+            "strong: low end": self.strong_low,
+            "strong: high end": self.strong_high,
         })
 
     def _repr_html_(self) -> str:
@@ -167,6 +181,26 @@ class VerdictPower:
             [f"{self.replications:,} simulated futures; tails: "
              f"{', '.join(self.tails)}"],
             [_display.table({c: frame[c].to_numpy() for c in frame})])
+
+
+#: Memory verdict_power may take for its simulated futures (bytes).
+MEMORY_LIMIT = 4e9
+#: Bytes per simulated future and round (observed and new, both models), measured
+#: with tracemalloc: 40 to 66; the larger is used.
+_BYTES_PER_ROUND = 70
+
+
+def replication_memory(size_a: int, size_b: int, plans, replications: int) -> float:
+    """Bytes that `replications` simulated futures take at the largest plan (the
+    plans are simulated one at a time)."""
+    plans = np.asarray(plans).reshape(-1, 2)
+    rounds = size_a + size_b + int(plans.sum(axis=1).max())
+    return float(_BYTES_PER_ROUND) * rounds * int(replications)
+
+
+def max_replications(size_a: int, size_b: int, plans) -> int:
+    """The most simulated futures that fit in :data:`MEMORY_LIMIT`."""
+    return int(MEMORY_LIMIT // replication_memory(size_a, size_b, plans, 1))
 
 
 def _as_plans(more_rounds) -> np.ndarray:
@@ -380,6 +414,12 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     if not (isinstance(replications, (int, np.integer)) and replications >= 2):
         raise ValueError(f"replications must be a whole number ≥ 2, got "
                          f"{replications!r}")
+    needed = replication_memory(x_a.size, x_b.size, plans, replications)
+    if needed > MEMORY_LIMIT:
+        most = max_replications(x_a.size, x_b.size, plans)
+        raise ValueError(f"replications: {int(replications):,} simulated futures "
+                         f"would take about {needed / 1e9:.3g} GB of memory; at most "
+                         f"{most:,} fit in {MEMORY_LIMIT / 1e9:.0f} GB: ask for fewer")
     a, b = as_bounds(bounds, min(x_a[0], x_b[0]), max(x_a[-1], x_b[-1]))
     tail = as_choice(tail, "tail", ("exponential", "quadratic"))
     rng = np.random.default_rng(rng)
@@ -416,11 +456,20 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     strong = strong_a + strong_b  # the two are exclusive (antisymmetric labels)
     best = {label: np.mean((labels["a"] == label) | (labels["b"] == label), axis=1)
             for label in ("fair", "weak")}
+    # The range: exact, in the orientation where higher is better.
+    if minimize:
+        low, _ = _strong_range(-x_a[::-1], -x_b[::-1], n, plans, confidence,
+                               method, np.array([-b, -a]), confidence)
+    else:
+        low, _ = _strong_range(x_a, x_b, n, plans, confidence, method,
+                               np.array([a, b]), confidence)
+    light_share = light.mean(axis=1)
+    high = np.maximum(np.maximum(strong, light_share), low)
     return VerdictPower(
         more_rounds=plans, n=n, strong=strong,
         strong_error=np.sqrt(strong * (1 - strong) / replications),
         strong_a=strong_a, strong_b=strong_b, fair=best["fair"], weak=best["weak"],
-        strong_light=light.mean(axis=1),
+        strong_light=light_share, strong_low=low, strong_high=high,
         tails=tuple("exponential" if chosen is None else
                     f"noisy quadratic (c = {chosen.fit.c}, fitted "
                     f"{'below' if minimize else 'above'} {chosen.threshold:.4g})"
@@ -428,6 +477,112 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
         replications=replications,
         predictive=PREDICTIVE,
         confidence=confidence, method=method, minimize=minimize)
+
+
+# ------------------------------------------------------------ the exact chance
+
+
+def _edge_ranks(size: int, n: float, confidence: float, method: str):
+    """Ranks of the order statistics that are the median band's lower and upper
+    edges at budget n, from `size` rounds: 0 is the lower bound, size + 1 the
+    upper. They depend on the size, budget, confidence and method only (the
+    bands are distribution-free), so they are read off the band of the scores
+    1, ..., size with bounds 0 and size + 1."""
+    band = tuning_curve_band(np.arange(1.0, size + 1), [n], confidence,
+                             method=method, bounds=(0.0, size + 1.0))
+    return int(band.lower[0]), int(band.upper[0])
+
+
+def _order_statistic_cdf(observed, support, cdf, more, rank, bounds, at):
+    r"""P(X_(rank) ≤ t) at each t of `at`, where X is the sorted `observed`
+    rounds together with `more` i.i.d. rounds from the step distribution whose
+    CDF is `cdf` at the sorted `support` (ties and infinite points allowed);
+    rank 0 is the lower bound, rank N + more + 1 the upper one.
+
+    X_(r) ≤ t exactly when at least r rounds are ≤ t: with c(t) observed ones
+    and G(t) the new rounds' CDF, :math:`P(c(t) + \mathrm{Bin}(m, G(t)) ≥ r)`."""
+    from scipy import stats
+
+    at = np.asarray(at, dtype=float)
+    total = observed.size + more
+    if rank <= 0:
+        return (at >= bounds[0]).astype(float)
+    if rank > total:
+        return (at >= bounds[1]).astype(float)
+    seen = np.searchsorted(observed, at, side="right")
+    index = np.searchsorted(support, at, side="right") - 1
+    g = np.where(index >= 0, cdf[np.maximum(index, 0)], 0.0)
+    return stats.binom.sf(rank - seen - 1, more, np.clip(g, 0.0, 1.0))
+
+
+def _exceeds(low, high):
+    """P(L > U) for independent L and U given as (CDF, points) pairs on the same
+    points, which hold every value U takes."""
+    (cdf_low, _), (cdf_high, _) = low, high
+    mass = np.diff(cdf_high, prepend=0.0)
+    return float(np.clip(np.sum(mass * (1.0 - cdf_low)), 0.0, 1.0))
+
+
+def _strong_chance(observed_a, law_a, more_a, observed_b, law_b, more_b, n,
+                   confidence, method, bounds):
+    """Exact chances of strong evidence that a beats b and that b beats a at
+    budget n (higher is better) after `more_a` and `more_b` i.i.d. rounds from
+    the step distributions `law_a` and `law_b` (pairs: sorted support, CDF there)
+    joined to the sorted observed rounds.
+
+    :func:`evp.compare` calls a strong verdict when a's band's lower edge lies
+    above b's band's upper edge, L_a > U_b; each edge is an order statistic of
+    the model's rounds (:func:`_edge_ranks`), so both chances are sums over the
+    values U_b can take of P(U_b = t) P(L_a > t), every term exact."""
+    ranks = {"a": _edge_ranks(observed_a.size + more_a, n, confidence, method),
+             "b": _edge_ranks(observed_b.size + more_b, n, confidence, method)}
+    points = np.unique(np.concatenate((observed_a, observed_b, law_a[0], law_b[0],
+                                       bounds)))
+    edges = {}
+    for name, observed, law, more in (("a", observed_a, law_a, more_a),
+                                      ("b", observed_b, law_b, more_b)):
+        low_rank, high_rank = ranks[name]
+        edges[name] = [(_order_statistic_cdf(observed, *law, more, rank, bounds,
+                                             points), points)
+                       for rank in (low_rank, high_rank)]
+    return (_exceeds(edges["a"][0], edges["b"][1]),
+            _exceeds(edges["b"][0], edges["a"][1]))
+
+
+def _band_extremes(x, confidence, method, bounds):
+    """The stochastically smallest and largest step distributions inside the CDF
+    band of the sorted scores x, read as a step envelope: l_i ≤ F(x_(i)) and
+    F(x_(i)−) ≤ u_i. The smallest puts mass u_1 on the lower bound and
+    u_(i+1) − u_i on x_(i); the largest puts l_i − l_(i−1) on x_(i) and 1 − l_N
+    on the upper bound. Each as (support, CDF there)."""
+    band = _cdf_band(x, confidence, method)
+    support = np.concatenate(([bounds[0]], x, [bounds[1]]))
+    smallest = np.concatenate((band.upper, [1.0, 1.0]))
+    largest = np.concatenate(([0.0], band.lower, [1.0]))
+    return (support, smallest), (support, largest)
+
+
+def _strong_range(x_a, x_b, n, plans, confidence, method, bounds, range_confidence):
+    """Bounds on the chance of strong evidence either way that hold whenever
+    both models' distributions lie inside their `range_confidence` CDF bands:
+    each direction's chance is monotone in the two distributions (a stochastically
+    larger model a, or smaller b, can only raise a's lower edge or lower b's
+    upper edge), so it is least and most at the bands' extremes; the chance
+    either way is the sum of the two directions', bounded by the sums of their
+    least and of their most."""
+    low_a, high_a = _band_extremes(x_a, range_confidence, method, bounds)
+    low_b, high_b = _band_extremes(x_b, range_confidence, method, bounds)
+    lows, highs = [], []
+    for more_a, more_b in plans:
+        def chance(law_a, law_b, more_a=int(more_a), more_b=int(more_b)):
+            return _strong_chance(x_a, law_a, more_a, x_b, law_b, more_b, n,
+                                  confidence, method, bounds)
+
+        a_up = chance(high_a, low_b)  # a as high, b as low as the bands allow
+        a_down = chance(low_a, high_b)
+        lows.append(a_down[0] + a_up[1])
+        highs.append(min(a_up[0] + a_down[1], 1.0))
+    return np.array(lows), np.array(highs)
 
 
 def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,

@@ -487,9 +487,11 @@ def _from_drawing(caught) -> bool:
 
 
 def _what_would_settle(results, comparisons, budget, confidence, method):
-    """For every pair without a strong verdict at the budget of interest, how many
-    more rounds of each give one (evp plan's sentence). The budget: `budget`, or
-    the largest one the pair's rounds can bound today."""
+    """For every pair shown (`comparisons`) without a strong verdict at the
+    budget of interest, how many more rounds of each give one: evp plan's
+    sentence, with its defaults (the same extra rounds, replications and seed),
+    so that both say the same, read from the range that holds. The budget:
+    `budget`, or the largest one the pair's rounds can bound today."""
     from evp.bands import bounded_budget
     from evp.plot import cost_unit
     from evp.tables import compare_models, plan_sentence, plan_table
@@ -502,8 +504,7 @@ def _what_would_settle(results, comparisons, budget, confidence, method):
         today = compare_models(results, a, b, [at], confidence, method=method)
         if today.strength()[0] == "strong":
             continue
-        table = plan_table(results, a, b, at, confidence=confidence, method=method,
-                           replications=500)
+        table = plan_table(results, a, b, at, confidence=confidence, method=method)
         sentences.append(f"{a} vs {b}: {plan_sentence(table, at, unit=unit)}.")
     return sentences
 
@@ -572,7 +573,9 @@ def _body(results, target, confidence, method, budget=None):
     settle = _what_would_settle(results, comparisons, budget, confidence, method)
     if settle:
         sections.append(("What would settle it: more rounds for a strong verdict "
-                         "(predicted from the rounds so far)", settle))
+                         "(predicted from the rounds so far, as a range that "
+                         "holds: the simulated point alone is too hopeful on real "
+                         "searches)", settle))
     if target is None:  # the weakest model's expected best after all its rounds
         target = weakest_final_score(results)
     if not np.isfinite(target):

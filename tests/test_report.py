@@ -242,7 +242,7 @@ def test_what_would_settle_a_pair_without_a_strong_verdict():
     sections = dict(build_report(close, budget=2).sections)
     settle = next(v for k, v in sections.items() if k.startswith("What would settle"))
     # a vs b has no strong verdict at n = 2: the plan's own sentence is there.
-    table = plan_table(close, "a", "b", 2, replications=500)
+    table = plan_table(close, "a", "b", 2)
     assert f"a vs b: {plan_sentence(table, 2)}." in settle
     # Pairs with a strong verdict today need no plan.
     assert not any(line.startswith(("a vs far", "b vs far")) for line in settle)
