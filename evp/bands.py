@@ -79,14 +79,21 @@ STATISTICS = ("median", "mean")
 
 @dataclass(frozen=True, eq=False)
 class CDFBand:
-    """A simultaneous confidence band for the CDF at the order statistics.
+    r"""A simultaneous confidence band for the CDF at the order statistics.
 
     Attributes
     ----------
     lower, upper : numpy.ndarray, shape (n,)
-        ``lower[i-1] ≤ F(scores[..., i-1]) ≤ upper[i-1]`` for all i at once with
-        probability `confidence` (at least `confidence` for ``"dkw"``). Read-only:
-        they depend only on n, the confidence and the method, and are cached.
+        A step envelope of the true CDF F: :math:`l_i \le F(Y_{(i)})` and
+        :math:`F(Y_{(i)}-) \le u_i` (F just below the i-th smallest score,
+        the chance of a score below it) for all i at once, with probability
+        `confidence` for a continuous F (at least `confidence` for ``"dkw"``),
+        and at least `confidence` for any F, ties included. For a continuous F
+        the two sides are one, :math:`l_i \le F(Y_{(i)}) \le u_i`; with ties
+        that pointwise reading fails (F at a tied score may pass the upper
+        bound: it is the step before the score that the upper bound holds).
+        Read-only: they depend only on n, the confidence and the method, and
+        are cached.
     scores : numpy.ndarray, shape (n,) or (S, n)
         The scores, sorted (each row for 2-D input).
     confidence : float
@@ -146,10 +153,13 @@ def _warn_if_ties(method: str, **samples: np.ndarray) -> None:
     if tied and method != "dkw":
         which = "" if tied == ["scores"] else f" (in {' and '.join(tied)})"
         warnings.warn(
-            f"scores contain ties{which}. The {method!r} band has exact "
-            "coverage only for a continuous score distribution; with ties its "
-            "coverage may differ from the confidence. method='dkw' holds for any "
-            "distribution.", RuntimeWarning, stacklevel=3)
+            f"scores contain ties{which}. With ties the {method!r} CDF band "
+            "holds with at least the stated confidence (exactly only for "
+            "continuous scores), and only as a step envelope: lower ≤ F(score) and F(just below the score) ≤ "
+            "upper; at a tied score the true CDF may pass the upper bound (so do "
+            "not read the CDF band pointwise there, whatever the method). Tuning-"
+            "curve bands and verdicts need only the envelope: they hold at the "
+            "stated confidence or above.", RuntimeWarning, stacklevel=3)
 
 
 def _cdf_band(x: np.ndarray, confidence: float, method: str) -> CDFBand:
@@ -162,8 +172,18 @@ def _cdf_band(x: np.ndarray, confidence: float, method: str) -> CDFBand:
 def cdf_band(scores, confidence: float = 0.8, *, method: str = "ld_highest_density"):
     r"""Simultaneous confidence band for the score distribution's CDF.
 
-    Bounds :math:`F(Y_{(i)})`, the true CDF at the i-th smallest score, for every
-    i at once: :math:`P(l_i \le F(Y_{(i)}) \le u_i \ \forall i) =` confidence.
+    Bounds the true CDF F at the i-th smallest score :math:`Y_{(i)}`, for every
+    i at once, as a step envelope: :math:`P(l_i \le F(Y_{(i)}) \text{ and }
+    F(Y_{(i)}-) \le u_i \ \forall i) \ge` confidence for any F, where
+    :math:`F(y-)` is the chance of a score below y; equality for a continuous F
+    (LD and KS methods). For a continuous F, :math:`F(Y_{(i)}-) = F(Y_{(i)})`
+    and this is the pointwise reading :math:`l_i \le F(Y_{(i)}) \le u_i`.
+    With ties it is not: at a tied score F jumps, and F there may pass
+    :math:`u_i` (on tied grids the pointwise reading's coverage can fall near
+    0, DKW's too), while the envelope still holds. The tuning-curve bands and
+    verdicts built on the band (:func:`tuning_curve_band`, :func:`compare`)
+    need only the envelope, so they keep at least the stated confidence with
+    ties.
 
     Parameters
     ----------
@@ -199,8 +219,9 @@ def cdf_band(scores, confidence: float = 0.8, *, method: str = "ld_highest_densi
     Warns
     -----
     RuntimeWarning
-        When the scores have ties and the method is not ``"dkw"``: exact coverage
-        assumes a continuous score distribution.
+        When the scores have ties and the method is not ``"dkw"``: the band then
+        holds as a step envelope only, with at least (not exactly) the stated
+        confidence.
 
     Notes
     -----
