@@ -1,0 +1,247 @@
+"""Many models and many tasks: the family-wise error of compare_all's strong verdicts
+under the null, the best set's simultaneous coverage, on continuous and tied scores;
+the pieces against peers (statsmodels' Holm and Wilson, scipy's Wilcoxon) and brute
+force; the task role."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evp
+from evp.multiple import best_set_mask, holm, ranks, wilcoxon_holm, win_rate
+from evp.ranking import (
+    budget_changes,
+    pairs_across_tasks,
+    profile_table,
+    rank_table,
+    target_table,
+    task_curves,
+)
+
+BUDGETS = [1, 2, 3, 5, 10]
+REPS = 200
+CONFIDENCE = 0.8
+# Three standard errors of a rate near the nominal 0.2.
+SLACK = 3 * np.sqrt(0.2 * 0.8 / REPS)
+
+
+def _any_strong(table) -> bool:
+    return bool((table["evidence"] == "strong").any())
+
+
+def _true_median_best(mu: float, k: int, step: float = 0) -> float:
+    """The median of the best of k draws of N(mu, 1), or of N(mu, 1) rounded to
+    multiples of `step` (the smallest x with F(x)^k ≥ 1/2), computed exactly."""
+    if not step:
+        return mu + stats.norm.ppf(0.5 ** (1 / k))
+    grid = step * np.arange(np.floor((mu - 10) / step), np.ceil((mu + 10) / step))
+    cdf = stats.norm.cdf(grid + step / 2 - mu)
+    return float(grid[np.argmax(cdf ** k >= 0.5)])
+
+
+@pytest.mark.parametrize("tied", [False, True], ids=["continuous", "tied"])
+def test_familywise_error_of_strong_verdicts_under_the_null(tied):
+    """Ten models of 12 rounds, one distribution: any strong verdict, at any pair
+    and budget, is an error; it happens at most 1 - confidence of the time once
+    adjusted, while the unadjusted verdicts err more often (the power the
+    adjustment costs). The event behind the promise, every band holding at every
+    budget, is measured against the exact truth too: without the adjustment it
+    fails far more often than 1 - confidence."""
+    rng = np.random.default_rng(1)
+    step = 0.1 if tied else 0
+    truth = np.array([_true_median_best(0.0, k, step) for k in BUDGETS])
+    adjusted = unadjusted = missed = 0
+    for _ in range(REPS):
+        draws = rng.normal(size=(10, 12))
+        if tied:
+            draws = np.round(draws, 1)
+        scores = {f"m{i}": row for i, row in enumerate(draws)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the tie warning
+            adjusted += _any_strong(evp.compare_all(scores, BUDGETS, CONFIDENCE))
+            unadjusted += _any_strong(evp.compare_all(scores, BUDGETS, CONFIDENCE,
+                                                      adjust=None))
+            found = evp.best_set(scores, BUDGETS, CONFIDENCE)
+        missed += bool(np.any((found.lower.to_numpy() > truth[:, None] + 1e-9)
+                              | (found.upper.to_numpy() < truth[:, None] - 1e-9)))
+    print(f"any strong verdict under the null: adjusted {adjusted / REPS:.3f}, "
+          f"unadjusted {unadjusted / REPS:.3f}; some band misses "
+          f"{missed / REPS:.3f}")
+    assert adjusted / REPS <= 1 - CONFIDENCE + SLACK
+    assert missed / REPS <= 1 - CONFIDENCE + SLACK
+    assert unadjusted > adjusted
+
+
+@pytest.mark.parametrize("tied", [False, True], ids=["continuous", "tied"])
+def test_best_set_covers_the_best_model_at_every_budget_at_once(tied):
+    """Four models, two sharing the best distribution, one close behind: the true
+    best (every model attaining the best true median curve) lies in the set at all
+    budgets at once at least `confidence` of the time."""
+    mus = np.array([0.0, 0.0, -0.3, -1.0])
+    truth = np.array([[_true_median_best(mu, k, 1 if tied else 0) for k in BUDGETS]
+                      for mu in mus])
+    best = truth >= truth.max(axis=0) - 1e-12
+    rng = np.random.default_rng(2)
+    covered, sizes = 0, []
+    for _ in range(REPS):
+        draws = rng.normal(mus[:, None], 1.0, size=(4, 40))
+        if tied:
+            draws = np.round(draws)
+        scores = {f"m{i}": row for i, row in enumerate(draws)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the tie warning
+            found = evp.best_set(scores, BUDGETS, CONFIDENCE).frame.to_numpy().T
+        covered += bool(np.all(found[best]))
+        sizes.append(found.sum(axis=0).mean())
+    print(f"best-set coverage {covered / REPS:.3f}, mean size {np.mean(sizes):.2f}")
+    assert covered / REPS >= CONFIDENCE - SLACK
+    assert np.mean(sizes) < 4  # it does leave models out
+
+
+def test_a_pairs_verdict_depends_on_its_own_scores_and_the_count_only():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.5, 1, 60), rng.normal(0, 1, 60)
+    one = evp.compare_all({"a": a, "b": b, "c": rng.normal(-3, 1, 60)}, BUDGETS)
+    two = evp.compare_all({"a": a, "b": b, "c": rng.normal(3, 5, 60)}, BUDGETS)
+    pick = ["a", "b", "n", "evidence"]
+    first = one[(one.a == "a") & (one.b == "b")][pick].reset_index(drop=True)
+    second = two[(two.a == "a") & (two.b == "b")][pick].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, second)
+
+
+def test_unadjusted_labels_are_compares_and_adjusted_ones_are_at_bonferroni():
+    rng = np.random.default_rng(4)
+    scores = {m: rng.normal(mu, 1, 50) for m, mu in zip("abc", (0.8, 0, -0.2))}
+    table = evp.compare_all(scores, BUDGETS, adjust=None)
+    adjusted = evp.compare_all(scores, BUDGETS)
+    for a, b in [("a", "b"), ("c", "a")]:
+        rows = table[(table.a == a) & (table.b == b)]
+        assert list(rows.evidence) == list(evp.compare(scores[a], scores[b],
+                                                       BUDGETS).evidence)
+        rows = adjusted[(adjusted.a == a) & (adjusted.b == b)]
+        assert list(rows.evidence) == list(evp.compare(
+            scores[a], scores[b], BUDGETS, 1 - 0.2 / 3).evidence)
+    np.testing.assert_allclose(adjusted["band confidence"], 1 - 0.2 / 3)
+
+
+def test_baseline_mode_gives_the_pairs_with_the_baseline_only():
+    rng = np.random.default_rng(5)
+    scores = {m: rng.normal(size=30) for m in "abcd"}
+    table = evp.compare_all(scores, [1, 2], baseline="b")
+    assert set(zip(table.a, table.b)) == {("a", "b"), ("b", "a"), ("c", "b"),
+                                          ("b", "c"), ("d", "b"), ("b", "d")}
+    with pytest.raises(ValueError, match="baseline='z' is not one of"):
+        evp.compare_all(scores, [1], baseline="z")
+
+
+def test_losses_flip_the_verdicts_and_the_set():
+    rng = np.random.default_rng(6)
+    low, high = rng.normal(0, 0.1, 80), rng.normal(1, 0.1, 80)
+    table = evp.compare_all({"low": low, "high": high}, [3], minimize=True)
+    assert table.set_index(["a", "b"]).loc[("low", "high"), "evidence"] == "strong"
+    found = evp.best_set({"low": low, "high": high}, [3], minimize=True)
+    assert found.frame.loc[3].tolist() == [True, False]
+
+
+def test_best_set_mask_against_brute_force():
+    rng = np.random.default_rng(7)
+    lower = rng.normal(size=(6, 9))
+    upper = lower + rng.exponential(size=(6, 9))
+    mask = best_set_mask(lower, upper)
+    for m in range(6):
+        for n in range(9):
+            excluded = any(lower[j, n] > upper[m, n] for j in range(6))
+            assert mask[m, n] == (not excluded)
+
+
+def test_holm_matches_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p = np.random.default_rng(8).uniform(0, 0.2, 15)
+    expected = multitest.multipletests(p, method="holm")[1]
+    np.testing.assert_allclose(holm(p), expected)
+
+
+def test_win_rate_interval_matches_statsmodels_wilson():
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    a = np.array([0.9, 0.8, 0.7, 0.6, 0.95, 0.5, 0.85])
+    b = np.array([0.5, 0.8, 0.9, 0.4, 0.90, 0.6, 0.80])
+    est, low, high, tasks = win_rate(a, b, 0.8)
+    wins = 4 + 0.5  # one tie
+    assert est == pytest.approx(wins / 7) and tasks == 7
+    expected = proportion.proportion_confint(wins, 7, alpha=0.2, method="wilson")
+    np.testing.assert_allclose([low, high], expected)
+
+
+def test_wilcoxon_matches_scipy_and_skips_missing_tasks():
+    rng = np.random.default_rng(9)
+    curves = rng.normal(size=(9, 3, 2))
+    curves[0, 2, :] = np.nan  # model 2 has no rounds on task 0
+    pairs, p, adjusted, tasks = wilcoxon_holm(curves)
+    assert pairs == [(0, 1), (0, 2), (1, 2)] and list(tasks) == [9, 8, 8]
+    expected = stats.wilcoxon(curves[1:, 0, 1] - curves[1:, 2, 1]).pvalue
+    assert p[1, 1] == pytest.approx(expected)
+    np.testing.assert_allclose(adjusted[:, 0], holm(p[:, 0]))
+
+
+def test_ranks_within_tasks_ignore_missing_models():
+    got = ranks(np.array([[3.0, 1.0, 2.0], [np.nan, 5.0, 5.0]]))
+    np.testing.assert_array_equal(got, [[1, 3, 2], [np.nan, 1.5, 1.5]])
+
+
+def _many_tasks(rng, tasks=6, missing=True):
+    rows = []
+    for t in range(tasks):
+        shift = rng.normal(0, 0.05)
+        for model, mu in (("fast", 0.70), ("slow", 0.60), ("flat", 0.65)):
+            if missing and t == 0 and model == "flat":
+                continue  # an incomplete block
+            # "slow" has a long right tail: worse at 1 round, better at many.
+            draws = (rng.normal(mu, 0.02, 40) if model != "slow"
+                     else mu + rng.exponential(0.08, 40))
+            rows += [{"task": f"t{t}", "model": model, "acc": v + shift}
+                     for v in draws]
+    return pd.DataFrame(rows)
+
+
+def test_views_across_tasks():
+    rng = np.random.default_rng(10)
+    results = evp.read_results(_many_tasks(rng), score="acc", group="model",
+                               task="task")
+    assert results.tasks == [f"t{t}" for t in range(6)]
+    parts = results.by_task()
+    assert parts["t0"].models == ["fast", "slow"] and parts["t1"].task is None
+    curves = task_curves(results, [1, 5, 20])
+    assert not ((curves.task == "t0") & (curves.model == "flat")).any()
+    scaled = curves["scaled median"]
+    assert scaled.between(-10, 1).all()  # the best observed score is 1
+    ranked = rank_table(curves)
+    first = ranked.groupby("n").head(1).set_index("n")["model"]
+    assert first[1] == "fast" and first[20] == "slow"
+    assert "The budget changes the answer" in " ".join(budget_changes(ranked))
+    flat = ranked[ranked.model == "flat"]
+    assert set(flat["tasks"]) == {5}
+    pairs = pairs_across_tasks(curves)
+    fast_slow = pairs[(pairs.a == "fast") & (pairs.b == "slow")].set_index("n")
+    assert fast_slow.loc[1, "a wins"] == 1 and fast_slow.loc[20, "a wins"] == 0
+    assert (pairs["low"] <= pairs["a wins"] + 1e-12).all()
+    profile = profile_table(curves, 20)
+    assert profile.groupby("model")["share of tasks"].apply(
+        lambda s: s.is_monotonic_decreasing).all()
+    targets = target_table(curves, 0.5)
+    assert set(targets.columns) >= {"task", "model", "budget"}
+    with pytest.raises(ValueError, match="hold 6 tasks"):
+        evp.best_set(results, [1])
+    assert evp.best_set(parts["t1"], [1, 5]).frame.shape == (2, 3)
+
+
+def test_task_role_tests_exchangeability_task_by_task():
+    rng = np.random.default_rng(11)
+    frame = _many_tasks(rng, tasks=2, missing=False)
+    frame["trial"] = frame.groupby(["task", "model"]).cumcount()
+    results = evp.read_results(frame, score="acc", group="model", task="task")
+    assert set(results.exchangeability) == {f"t{t}/{m}" for t in range(2)
+                                            for m in ("fast", "slow", "flat")}
+    assert set(results.by_task()["t1"].exchangeability) == {"fast", "slow", "flat"}
