@@ -110,7 +110,7 @@ def _results(args: argparse.Namespace, group: str | None):
         failed = "drop"
     results = read_results(args.results, score=args.score, group=group,
                            cost=getattr(args, "cost", None), order=args.order,
-                           runs=args.runs,
+                           runs=args.runs, task=args.task,
                            sep=args.sep, decimal=args.decimal,
                            failed=failed or "error", study=args.study,
                            metric=args.metric, mode=args.mode,
@@ -380,6 +380,12 @@ def _tail(args, results, ns, out) -> int:
 def compare(args: argparse.Namespace) -> int:
     from evp.tables import compare_models, comparison_table, mean_cost_per_round
 
+    if args.all or len(args.models) != 2 or args.task is not None:
+        return _compare_many(args)
+    if args.baseline is not None:
+        raise UsageError("--baseline is for three or more models: name them, or "
+                         "give --all")
+    args.a, args.b = args.models
     if args.a == args.b:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
                          "to compare")
@@ -410,6 +416,89 @@ def compare(args: argparse.Namespace) -> int:
 
     return _finish(table, out, draw, _caption(
         f"{args.a} against {args.b}: the evidence at each budget", results, args))
+
+
+def _compare_many(args: argparse.Namespace) -> int:
+    """evp compare with three or more models (or --all), or with --task: the set
+    that may still be best and every pair's verdict, family-wise; across tasks,
+    the ranks, the aggregate curve and the pairs' tests."""
+    from evp.ranking import (
+        best_set,
+        budget_changes,
+        compare_all,
+        pairs_across_tasks,
+        rank_table,
+        task_curves,
+    )
+
+    if args.models and args.all:
+        raise UsageError("--all compares every model: leave out the model names, "
+                         "or drop --all")
+    if len(args.models) == 1:
+        raise UsageError(f"compare needs two or more models, got only "
+                         f"{args.models[0]!r}: name another, or give --all")
+    if len(set(args.models)) != len(args.models):
+        raise UsageError(f"each model once, got {' '.join(args.models)}")
+    out = _check_out(args.out, [args.results])
+    ns = _budgets(args.ns)
+    results = _results(args, args.group)
+    if results.group is None:
+        raise UsageError("--group: name the column of model names, e.g. --group "
+                         "model (several Optuna studies: --study A,B)")
+    if results.runs is not None:
+        raise UsageError("--runs: several models' repeated runs are compared two "
+                         "at a time; name two models")
+    if args.models:
+        results = results.select(args.models)
+    if args.baseline is not None and args.baseline not in results.models:
+        raise UsageError(f"--baseline {args.baseline!r} is not one of the models: "
+                         f"{', '.join(results.models)}")
+    adjust = None if args.adjust == "none" else args.adjust
+    budgets = None if ns is None else ns
+    if results.task is not None:
+        curves = task_curves(results, budgets if isinstance(budgets, list) else None,
+                             args.confidence, method=args.method,
+                             baseline=args.baseline)
+        table = rank_table(curves, args.confidence)
+        print(f"across {len(results.tasks)} tasks: mean rank (1 the best), the "
+              "aggregate median on each task's scale (0: one round's expected "
+              "best, 1: the best observed) with its band, simultaneous over "
+              f"models, tasks and budgets at {args.confidence:.0%}, and on how "
+              "many tasks each model may still be best")
+        for sentence in budget_changes(table):
+            _note(sentence)
+        pairs = pairs_across_tasks(curves, args.confidence)
+        differ = pairs[pairs["differ"]]
+        _note(f"{len(differ)} of {len(pairs)} pair-budgets differ across tasks "
+              f"(Wilcoxon signed-rank, Holm over the pairs, at "
+              f"{1 - args.confidence:.0%}); the tasks are the sample, not the "
+              "search noise within them")
+        caption = (f"Ranks across {len(results.tasks)} tasks and the aggregate "
+                   "median tuning curve on each task's scale")
+    else:
+        table = compare_all(results, budgets, args.confidence, adjust=adjust,
+                            baseline=args.baseline, method=args.method)
+        found = best_set(results, budgets, args.confidence, method=args.method)
+        for sentence in found.describe():
+            _note(sentence)
+        strong = table[table["evidence"] == "strong"]
+        _note(f"{len(strong)} strong verdict(s) over {len(table)} pair-budgets; "
+              + ("family-wise: the chance of any wrong strong verdict is at most "
+                 f"{1 - args.confidence:.0%} (each band at "
+                 f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over "
+                 f"{len(results.models)} models)" if adjust is not None else
+                 "unadjusted: each pair alone, so some strong verdicts are "
+                 "expected by chance with many pairs"))
+        caption = _caption("Every pair's evidence that a beats b, family-wise"
+                           if adjust else "Every pair's evidence, unadjusted",
+                           results, args)
+
+    def draw():
+        from evp.plot import plot_ranking
+
+        return plot_ranking(table, y=results.score_name)
+
+    return _finish(table, out, draw, caption)
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -764,6 +853,12 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                              "mlruns folder or SQLite store, by name or id "
                              "(default: the store's only experiment with runs); "
                              "--score names a metric, e.g. metrics.val_acc")
+    parser.add_argument("--task", metavar="COL",
+                        help="column naming each round's task (data set): the same "
+                             "models searched on several tasks; compare and report "
+                             "then judge every task and rank the models across "
+                             "them (default: one task; a folder of evp search "
+                             "trials with one subfolder per task sets it)")
     parser.add_argument("--per-trial", choices=("best", "last"), default="best",
                         help="Ray Tune: each trial's best or last report of "
                              "--metric")
@@ -844,7 +939,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     two = commands.add_parser(
         "compare", parents=[common], help="does model A beat model B?",
-        usage="evp compare RESULTS --score COL --group COL A B [options]",
+        usage="evp compare RESULTS --score COL --group COL [A B | A B C ... | --all] "
+              "[--task COL] [options]",
         description="Median tuning-curve bands of two models and, per budget, the "
                     "evidence that A beats B and that B beats A: strong, fair, "
                     "weak or none (Lourie, Cho and He 2024). With --cost, each "
@@ -854,8 +950,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help="column naming the model (default: none, so required, "
                           "but for several Optuna studies: --study A,B names the "
                           "models)")
-    two.add_argument("a", metavar="A", help="first model")
-    two.add_argument("b", metavar="B", help="second model")
+    two.add_argument("models", metavar="MODEL", nargs="*",
+                     help="two models A B (does A beat B?), or three or more, or "
+                          "none with --all: every pair, family-wise")
+    two.add_argument("--all", action="store_true",
+                     help="compare every model: the set that may still be best "
+                          "and every pair's verdict, family-wise over the pairs "
+                          "and budgets")
+    two.add_argument("--baseline", metavar="MODEL",
+                     help="with several models: compare each with this one only")
+    two.add_argument("--adjust", choices=("holm", "bonferroni", "none"),
+                     default="holm",
+                     help="with three or more models: the bands' adjustment for "
+                          "the number of models (holm and bonferroni: Bonferroni "
+                          "over the models' bands; none: each pair alone, "
+                          "labelled unadjusted)")
     two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density",
                      help="CDF band the tuning-curve bands are made from")
     two.set_defaults(handler=compare)

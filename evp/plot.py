@@ -1402,3 +1402,195 @@ def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small",
               title="strong evidence", title_fontsize="small")
     return ax
+
+
+# ------------------------------------------------------ many models, many tasks
+
+_STRENGTH = {"strong": 3, "fair": 2, "weak": 1, "none": 0}
+
+
+def _highlighted(models, highlight) -> set:
+    return {str(m) for m in ([highlight] if isinstance(highlight, str)
+                             else highlight or [])}
+
+
+def plot_verdict_matrix(table, n=None, *, highlight=None, ax=None):
+    """The verdicts of :func:`evp.compare_all` at budget `n` (default the largest)
+    as a matrix: row a, column b, coloured by the evidence that a beats b.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    n = table["n"].max() if n is None else n
+    at = table[table["n"] == n]
+    models = list(dict.fromkeys([*at["a"], *at["b"]]))
+    matrix = np.full((len(models), len(models)), np.nan)
+    place = {m: i for i, m in enumerate(models)}
+    for a, b, label in at[["a", "b", "evidence"]].itertuples(index=False):
+        matrix[place[a], place[b]] = _STRENGTH[str(label)]
+    if ax is None:
+        side = min(2.2 + 0.28 * len(models), 14)
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(side + 1.6, side), layout="constrained")
+    colors = ListedColormap(["#f2f2f2", "#cde3f2", "#6aaed6", PALETTE[0]])
+    image = ax.imshow(matrix, cmap=colors, vmin=-0.5, vmax=3.5)
+    ticks = range(len(models))
+    small = "small" if len(models) <= 12 else 6
+    ax.set_xticks(list(ticks), models, rotation=90, fontsize=small)
+    ax.set_yticks(list(ticks), models, fontsize=small)
+    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        if label.get_text() in _highlighted(models, highlight):
+            label.set_fontweight("bold")
+    ax.set(xlabel="b", ylabel="a")
+    ax.set_title(f"Evidence that a beats b at n = {n:g}", fontsize="medium")
+    bar = ax.figure.colorbar(image, ax=ax, ticks=[0, 1, 2, 3], shrink=0.6)
+    bar.ax.set_yticklabels(["none", "weak", "fair", "strong"], fontsize="small")
+    ax.grid(False)
+    return ax
+
+
+def plot_best_set(frame, *, highlight=None, ax=None):
+    """The set that may still be best (:func:`evp.best_set`'s ``.frame``, or any
+    budgets × models table of booleans): one row per model, filled where it may
+    still be best.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    models = [str(m) for m in frame.columns]
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(min(2.5 + 0.35 * len(frame), 12),
+                                          min(1.2 + 0.22 * len(models), 12)),
+                                 layout="constrained")
+    ax.imshow(frame.to_numpy(float).T, cmap=ListedColormap(["#f2f2f2", PALETTE[0]]),
+              vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(frame)), [f"{n:g}" for n in frame.index],
+                  fontsize="small")
+    ax.set_yticks(range(len(models)), models,
+                  fontsize="small" if len(models) <= 20 else 6)
+    for label in ax.get_yticklabels():
+        if label.get_text() in _highlighted(models, highlight):
+            label.set_fontweight("bold")
+    ax.set(xlabel="budget n (rounds)")
+    ax.set_title("May still be best (filled)", fontsize="medium")
+    ax.grid(False)
+    return ax
+
+
+def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
+    """Mean rank across tasks against the budget (:func:`evp.ranking.rank_table`),
+    one line per model, rank 1 at the top; the models first at some budget, the
+    `label` best at the largest budget and `highlight` are named, the rest grey.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    last = ranked[ranked["n"] == ranked["n"].max()].sort_values("mean rank")
+    leaders = set(ranked.sort_values(["n", "mean rank"]).groupby("n").head(1)
+                  ["model"])
+    named = list(dict.fromkeys([*leaders, *last["model"].head(label),
+                                *_highlighted(ranked["model"], highlight)]))
+    colors = dict(zip(named, _colors(PALETTE, len(named)), strict=False))
+    for model, part in ranked.groupby("model", sort=False):
+        part = part.sort_values("n")
+        shown = model in colors
+        bold = model in _highlighted(ranked["model"], highlight)
+        ax.plot(part["n"], part["mean rank"], marker="o", markersize=3 if shown
+                else 0, color=colors.get(model, "0.8"),
+                linewidth=2.4 if bold else 1.2 if shown else 0.7,
+                zorder=3 if shown else 1, label=model if shown else None)
+    ax.set_xscale("log")
+    plain_log_axis(ax.xaxis)
+    ax.invert_yaxis()
+    ax.set(xlabel="budget n (rounds)", ylabel="mean rank across tasks (1 = best)")
+    ax.set_title("Ranks by budget", fontsize="medium")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return ax
+
+
+def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
+    """The aggregate median tuning curve on each task's scale, with its band
+    (:func:`evp.ranking.rank_table`), for the models named as in
+    :func:`plot_ranks`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    last = ranked[ranked["n"] == ranked["n"].max()].sort_values("mean rank")
+    named = list(dict.fromkeys([*last["model"].head(label),
+                                *_highlighted(ranked["model"], highlight)]))
+    for model, color in zip(named, _colors(PALETTE, len(named)), strict=False):
+        part = ranked[ranked["model"] == model].sort_values("n")
+        n = part["n"].to_numpy(float)
+        low = np.clip(part["scaled lower"].to_numpy(float), -1, 1.5)
+        high = np.clip(part["scaled upper"].to_numpy(float), -1, 1.5)
+        ax.fill_between(n, low, high, color=color, alpha=0.12, linewidth=0)
+        ax.plot(n, part["scaled median"], color=color, marker="o", markersize=3,
+                linewidth=2.4 if model in _highlighted(named, highlight) else 1.4,
+                label=model)
+    ax.set_xscale("log")
+    plain_log_axis(ax.xaxis)
+    ax.set(xlabel="budget n (rounds)",
+           ylabel="median best, on each task's scale\n(0: one round, 1: best seen)")
+    ax.set_title("Aggregate tuning curves", fontsize="medium")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return ax
+
+
+def plot_profiles(profile, *, highlight=None, ax=None):
+    """Performance profiles at one budget (:func:`evp.ranking.profile_table`): the
+    share of tasks on which each model's median curve reaches each level of the
+    task's scale.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    models = list(dict.fromkeys(profile["model"]))
+    marked = _highlighted(models, highlight)
+    for model, color in zip(models, _colors(PALETTE, len(models)), strict=False):
+        part = profile[profile["model"] == model]
+        ax.step(part["tau"], part["share of tasks"], where="post", color=color,
+                linewidth=2.4 if model in marked else 1.2,
+                label=model if len(models) <= 12 or model in marked else None)
+    ax.set(xlabel="level τ on each task's scale", ylabel="share of tasks reaching τ",
+           ylim=(-0.02, 1.02))
+    ax.set_title("Performance profiles", fontsize="medium")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return ax
+
+
+def plot_ranking(table, *, highlight=None, y: str = "score"):
+    """The figure of ``evp compare`` with many models: the ranks across tasks
+    (:func:`evp.ranking.rank_table`'s table) or, for one task, the verdict matrix
+    at the largest budget (:func:`evp.compare_all`'s table)."""
+    if "mean rank" in table:
+        return plot_ranks(table, highlight=highlight)
+    return plot_verdict_matrix(table, highlight=highlight)

@@ -16,6 +16,7 @@ The paper's own data (sources, checksums, the mirror) are the registry of
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import warnings
@@ -28,6 +29,7 @@ from evp._validation import _describe, as_choice
 from evp.readers import mlflow, sklearn, tuners, wandb
 from evp.readers.files import load_search, read_table, separator_hint
 from evp.results import ASSUMED_DIRECTION, FAILURES, Results
+from evp.multiple import holm
 from evp.significance import exchangeability_test
 
 __all__ = ["FAILED_STATES", "LOSS_WORDS", "load_search", "looks_like_loss",
@@ -38,9 +40,65 @@ _DROP_HINT = "; pass failed='drop' to drop such rows"
 _FAILED_HINT = ("; pass failed='drop' to leave them out, or failed='worst' to count "
                 "them as rounds worse than every score")
 
-#: Words that make a score column's name say "lower is better".
-LOSS_WORDS = ("loss", "error", "err", "perplexity", "ppl", "mse", "rmse", "mae",
-              "wer", "cer", "regret", "latency", "nll")
+#: Words that make a score column's name say "lower is better": the losses and
+#: errors of scikit-learn (``log_loss``, ``brier_score_loss``, ``max_error``),
+#: Keras (``categorical_crossentropy``, ``kld``, ``logcosh``, ``msle``),
+#: LightGBM (``binary_logloss``, ``l2``, ``huber``, ``tweedie``) and XGBoost
+#: (``mlogloss``, ``merror``, ``poisson-nloglik``, ``gamma-deviance``), and
+#: others (perplexity, word error rate, regret, latency, FID).
+LOSS_WORDS = ("loss", "losses", "error", "errors", "err", "perplexity", "ppl", "mse",
+              "rmse", "mae", "wer", "cer", "regret", "latency", "nll", "logloss",
+              "mlogloss", "merror", "crossentropy", "xent", "hinge", "deviance",
+              "nloglik", "kld", "kl", "kullback", "divergence", "huber", "logcosh",
+              "msle", "rmsle", "mape", "smape", "mphe", "medae", "mdae", "brier",
+              "l1", "l2", "tweedie", "poisson", "fid", "eer", "bpc", "bpd", "mase",
+              "ece")
+# Word pairs that say it too (cross entropy, log cosh, negative log likelihood).
+_LOSS_PAIRS = (("cross", "entropy"), ("log", "cosh"), ("neg", "log"),
+               ("negative", "log"), ("bits", "per"))
+# A name that starts with one of these is a negated loss, higher is better:
+# scikit-learn's scorers (neg_log_loss, neg_mean_squared_error).
+_NEGATED = ("neg", "negative", "negated", "minus")
+# Names of likelihoods and skill scores, higher is better whatever else they say
+# (scikit-learn's d2_log_loss_score; the log likelihood; the ELBO).
+_HIGHER = ("d2", "loglik", "likelihood", "elbo")
+_SKLEARN_NEGATED = ("higher is better: a negated loss (scikit-learn's neg_* "
+                    "scorers)")
+
+
+def _words(name) -> list[str]:
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(name)).lower()
+    return [w for w in re.split(r"[^a-z0-9]+", text) if w]
+
+
+def _named_direction(name) -> tuple[bool | None, str]:
+    """What a score column's name says of its direction: (True, why) for a
+    loss, (False, why) for a negated loss or a likelihood, (None, "") when it
+    says nothing."""
+    words = _words(name)
+    bare = [w.rstrip("0123456789") or w for w in words]
+
+    def loss(tokens, bare) -> bool:
+        pairs = set(itertools.pairwise(tokens))
+        return (any(w in LOSS_WORDS or b in LOSS_WORDS for w, b in
+                    zip(tokens, bare, strict=True))
+                or any(p in pairs for p in _LOSS_PAIRS))
+
+    if words and words[0] in _NEGATED and len(words) > 1:
+        rest, rest_bare = words[1:], bare[1:]
+        if any(w in ("loglik", "likelihood", "elbo") for w in rest):
+            return True, "a negated likelihood"
+        if loss(rest, rest_bare):
+            return False, _SKLEARN_NEGATED
+        return None, ""
+    if any(w in _HIGHER for w in words) and not any(
+            w in ("nloglik", "nll") for w in words):
+        return False, "higher is better: a likelihood or skill score by its name"
+    if loss(words, bare):
+        return True, "a loss by its name"
+    return None, ""
+
+
 #: Values of a ``state`` or ``status`` column that mark a failed round.
 FAILED_STATES = ("crashed", "failed", "fail", "killed", "error", "errored")
 _STATE_COLUMNS = ("state", "status", "run_state", "run_status")
@@ -57,14 +115,18 @@ _ALPHA = 0.05
 
 def looks_like_loss(name) -> bool:
     """Whether a column's name says lower is better: a word of :data:`LOSS_WORDS`
-    in it (``val_loss``, ``error_rate``, ``top1_err``, ``ValLoss``, ``ppl``).
+    in it (``val_loss``, ``error_rate``, ``top1_err``, ``ValLoss``, ``ppl``,
+    ``binary_logloss``, ``categorical_crossentropy``, ``cross-entropy``), unless
+    it is negated as scikit-learn's scorers are (``neg_log_loss`` is higher is
+    better) or names a likelihood or a D² score (``log_likelihood``,
+    ``d2_log_loss_score``).
 
     >>> looks_like_loss("val_loss"), looks_like_loss("accuracy")
     (True, False)
+    >>> looks_like_loss("neg_log_loss"), looks_like_loss("mlogloss")
+    (False, True)
     """
-    text = re.sub(r"([a-z])([A-Z])", r"\1_\2", str(name)).lower()
-    words = [w for w in re.split(r"[^a-z]+", text) if w]
-    return any(w in LOSS_WORDS for w in words)
+    return _named_direction(name)[0] is True
 
 
 def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
@@ -236,7 +298,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     base, frame, origin = _source(path_or_frame, score=score, sep=sep,
                                   decimal=decimal, study=study, metric=metric,
                                   mode=mode, per_trial=per_trial,
-                                  experiment=experiment)
+                                  experiment=experiment,
+                                  columns=(score, group, cost, order, runs, task))
     name = base.name if base is not None else None
     if base is not None and base.tuner in _NAMING_READERS:
         # These readers resolved the score ("accuracy" → "mean_test_accuracy").
@@ -270,9 +333,12 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     _check_columns(frame, roles)
     minimize, direction, notes = _direction(base, score, minimize, metric, mode)
 
+    labels = _file_rows(base, frame)
     frame = frame.reset_index(drop=True)
+    frame, more = _formats(frame, roles, labels)
+    notes += more
     frame, kept_failed, dropped, more = _failed_rounds(frame, roles, failed,
-                                                       minimize)
+                                                       minimize, labels)
     notes += more
     frame[score] = np.where(frame.index.isin(kept_failed),
                             np.inf if minimize else -np.inf, _numbers(frame, score))
@@ -304,7 +370,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
 
 
 def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial,
-            experiment):
+            experiment, columns=None):
     """(Results a reader made or None, the raw frame, where it came from)."""
     if experiment is not None or mlflow.is_mlflow_source(path_or_frame):
         _not_for("an MLflow store", study=study, metric=metric, mode=mode)
@@ -340,7 +406,8 @@ def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_tria
             if path.is_dir():
                 base = load_search(path)
                 return base, base.frame, str(path_or_frame)
-            return _tool_frame(read_table(path, sep=sep, decimal=decimal), score,
+            return _tool_frame(read_table(path, sep=sep, decimal=decimal,
+                                          columns=columns), score,
                                str(path_or_frame))
         raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
                         f"got {_describe(path_or_frame)}")
@@ -426,10 +493,15 @@ def _direction(base: Results | None, score, minimize: bool | None, metric,
         return minimize, f"given: minimize={minimize}", []
     if said is not None:
         return said, base.direction, []
-    if looks_like_loss(score):
+    named, why = _named_direction(score)
+    if named:
         raise ValueError(f"score: {str(score)!r} looks like a loss (lower is "
                          "better): pass minimize=True, or minimize=False if higher "
                          "is better")
+    if named is False:
+        return False, f"the name {str(score)!r}: {why}", [
+            f"higher {score} is better ({why}; pass minimize=True if lower is "
+            "better)"]
     if base is not None and base.tuner == "ray tune":
         why = (f"mode='{mode}' picks each trial's report by {metric!r} and says "
                f"nothing of {str(score)!r}")
@@ -454,9 +526,15 @@ def _recorded_direction(base: Results | None, score, metric) -> bool | None:
     return base.minimize if base.direction != ASSUMED_DIRECTION else None
 
 
-def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool):
+def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
+                   labels=None):
     """Apply the failed-rounds policy: (frame, index of failed rounds kept as the
-    worst, rows dropped (1-based), notes)."""
+    worst, rows dropped (1-based), notes). `labels`: each row's number in the
+    file, where the reader reordered or left out rows."""
+
+    def _rows(mask):
+        return _row_numbers(mask, labels=labels)
+
     failures, problems = _bad_rows(frame, roles)
     failing = np.logical_or.reduce([rows for rows, _ in failures]) if failures \
         else np.zeros(len(frame), dtype=bool)
@@ -494,7 +572,8 @@ def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool
     if bad.all():
         raise ValueError(f"every row is bad: {everything[0][1]} in rows "
                          f"{_rows(everything[0][0])} {_ROW_NOTE}")
-    dropped = (np.flatnonzero(bad) + 1).tolist()
+    dropped = (np.flatnonzero(bad) + 1 if labels is None
+               else labels[bad]).tolist()
     reasons = "; ".join(f"{what} in rows {_rows(rows)}" for rows, what in everything)
     warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
                   f"{_ROW_NOTE}: {reasons}", UserWarning, stacklevel=4)
@@ -533,6 +612,94 @@ def _runs_note(frame, runs, group, order, ordered) -> str:
             f"{where}")
 
 
+def _file_rows(base: Results | None, frame: pd.DataFrame):
+    """Each row's number in the file (1-based), where a reader of a file left
+    rows out or reordered them (a W&B export: the runs still running, the
+    order they were created); else None, the frame's own positions."""
+    if base is None or base.tuner != "wandb":
+        return None
+    index = frame.index
+    if not pd.api.types.is_integer_dtype(index) or not index.is_unique:
+        return None
+    return index.to_numpy() + 1
+
+
+# Numbers written in ways pandas does not read: a percentage, a thousands
+# separator (or a decimal comma in a file read with a decimal point), dates.
+_PERCENT = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*%\s*$")
+_GROUPED = re.compile(r"^\s*[+-]?\d{1,3}([,'\u00a0\u202f ]\d{3})+(\.\d+)?\s*$"
+                      r"|^\s*[+-]?\d+,\d+\s*$")
+_DATE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}.*)?$"
+                   r"|^\s*\d{1,2}/\d{1,2}/\d{2,4}( \d{1,2}:\d{2}.*)?$")
+
+
+def _formats(frame: pd.DataFrame, roles: dict, labels=None):
+    """The score and cost columns as numbers a reader can trust: percentages
+    ("85%") read as fractions (0.85), said in a note; dates and times, numbers
+    with thousands separators or decimal commas, and a mix of percentages and
+    plain numbers refused, naming the format and the rows. (frame, notes)."""
+    notes = []
+    for role in ("score", "cost"):
+        column = roles.get(role)
+        if column is None:
+            continue
+        values = frame[column]
+        if (pd.api.types.is_datetime64_any_dtype(values)
+                or pd.api.types.is_timedelta64_dtype(values)
+                or isinstance(values.dtype, pd.PeriodDtype)
+                or values.map(lambda v: isinstance(v, pd.Timestamp | pd.Timedelta
+                                                   | np.datetime64)).any()):
+            raise ValueError(f"{role} column {column!r} holds dates or times, not "
+                             f"numbers: name the column of {_WHAT[role]}")
+        if values.dtype != object:
+            continue
+        text = values[values.map(lambda v: isinstance(v, str))].str.strip()
+        odd = text[pd.to_numeric(text, errors="coerce").isna() & (text != "")]
+        if odd.empty:
+            continue
+
+        size = len(frame)
+
+        def where(mask, odd=odd, size=size) -> str:
+            chosen = odd.index[mask.to_numpy()].to_numpy()
+            shown = np.zeros(size, dtype=bool)
+            shown[chosen] = True
+            return (f"{odd[mask].iloc[0]!r} in rows "
+                    f"{_row_numbers(shown, 5, labels)} {_ROW_NOTE}")
+
+        dates = odd.str.match(_DATE)
+        if dates.any():
+            raise ValueError(f"{role} column {column!r} holds dates or times "
+                             f"({where(dates)}), not numbers: name the column of "
+                             f"{_WHAT[role]}")
+        grouped = odd.str.match(_GROUPED)
+        if grouped.any():
+            raise ValueError(f"{role} column {column!r} holds numbers written with "
+                             f"a thousands separator or a decimal comma "
+                             f"({where(grouped)}): write them as plain numbers "
+                             "(1234, 0.85), or pass decimal=',' for decimal commas")
+        percent = odd.str.match(_PERCENT)
+        if percent.any():
+            plain = text.index.difference(odd.index)
+            numbers = values.index.difference(text.index)[
+                values.drop(text.index).notna().to_numpy()]
+            if not percent.all() or len(plain) or len(numbers):
+                raise ValueError(f"{role} column {column!r} mixes percentages "
+                                 f"({where(percent)}) with other values: write "
+                                 "every value one way")
+            frame = frame.copy()
+            frame[column] = values.map(
+                lambda v: float(v.strip().rstrip("%")) / 100 if isinstance(v, str)
+                and _PERCENT.match(v) else v).astype(float)
+            notes.append(f"{role} column {column!r} written as percentages: read as "
+                         f"fractions ({odd.iloc[0]!r} as "
+                         f"{float(odd.iloc[0].rstrip('%')) / 100:g})")
+    return frame, notes
+
+
+_WHAT = {"score": "validation scores", "cost": "costs (seconds, say)"}
+
+
 def _checked_exchangeability(results: Results) -> Results:
     """With the trial order known, test each model's trials for exchangeability
     (the random-search assumption) and say so in notes and warnings; repeated
@@ -566,13 +733,19 @@ def _checked_exchangeability(results: Results) -> Results:
             "assumes the rounds are independent draws, as in random search")
     if short:
         note += f"; not tested with fewer than 3 trials: {', '.join(short)}"
+    # Many searches tested at once: Holm over them, so that the one p below 0.05
+    # expected by chance among twenty random searches raises no alarm.
+    adjusted = dict(zip(pvalues, holm(list(pvalues.values())), strict=True))
+    family = f", Holm-adjusted over {len(pvalues)} searches: {{:.3g}}"
     alarms = [
         f"the trials of {m} look adaptive, not like random search "
-        f"(exchangeability test p = {p:.3g}): the curves, bands and verdicts treat "
+        f"(exchangeability test p = {p:.3g}"
+        f"{family.format(adjusted[m]) if len(pvalues) > 1 else ''}): the curves, "
+        "bands and verdicts treat "
         "them as independent draws, which they are not; for a tuner's own curve "
         "run it several times and analyse the repeated runs, or search with a "
         "random sampler (Optuna's RandomSampler)"
-        for m, p in pvalues.items() if p < _ALPHA]
+        for m, p in pvalues.items() if adjusted[m] < _ALPHA]
     return results.replace(notes=(*results.notes, note),
                            warnings=tuple(dict.fromkeys((*results.warnings,
                                                          *alarms))),
@@ -585,7 +758,13 @@ def _numbers(frame: pd.DataFrame, column) -> np.ndarray:
 
 
 def _rows(mask: np.ndarray, limit: int = 20) -> str:
-    numbers = np.flatnonzero(mask) + 1
+    return _row_numbers(mask, limit)
+
+
+def _row_numbers(mask: np.ndarray, limit: int = 20, labels=None) -> str:
+    """The rows `mask` marks, 1-based (or their numbers in `labels`)."""
+    numbers = np.flatnonzero(mask) + 1 if labels is None else np.asarray(
+        labels)[np.asarray(mask, dtype=bool)]
     shown = ", ".join(str(n) for n in numbers[:limit])
     more = len(numbers) - limit
     return shown + (f" and {more} more" if more > 0 else "")
