@@ -509,8 +509,135 @@ def _what_would_settle(results, comparisons, budget, confidence, method):
     return sentences
 
 
+def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
+    """Lay out `figure` as every saved figure is (a legend on the data moves
+    beside its panel; what still runs together is said in a warning), keep it
+    as PNG and PDF under `name`, and close it."""
+    import matplotlib.pyplot as plt
+
+    from evp.plot import tidy_figure
+
+    crowded = tidy_figure(figure)
+    if crowded:
+        warnings.warn(f"the {name} figure: {crowded[0][0]} overlaps "
+                      f"{crowded[0][1]}", UserWarning, stacklevel=2)
+    buffer, vector = io.BytesIO(), io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    # No creation date, so that the same results write the same file.
+    figure.savefig(vector, format="pdf", bbox_inches="tight",
+                   metadata={"CreationDate": None})
+    plt.close(figure)
+    figures[name] = buffer.getvalue()
+    vectors[name] = vector.getvalue()
+
+
+def _many_body(results, confidence, method, highlight=None):
+    """The sections for three or more models, or several tasks: what may still be
+    best, the family-wise verdicts, and across tasks the ranks and aggregate
+    curves; a few sentences for what matters, written from the same tables."""
+    import matplotlib
+
+    from evp.plot import (
+        plot_aggregate,
+        plot_best_set,
+        plot_ranks,
+        plot_verdict_matrix,
+        theme,
+    )
+    from evp.ranking import (
+        best_set,
+        budget_changes,
+        compare_all,
+        pairs_across_tasks,
+        rank_table,
+        task_curves,
+    )
+
+    figures, vectors, sections = {}, {}, []
+    models = len(results.models)
+    with matplotlib.rc_context(theme()):
+        if results.task is None:
+            found = best_set(results, None, confidence, method=method)
+            sections.append((f"May still be best ({confidence:.0%}, simultaneous "
+                             f"over the {models} models and the budgets)",
+                             found.describe()))
+            _picture(plot_best_set(found.frame, highlight=highlight).figure,
+                     "best-set", figures, vectors)
+            sections.append(("The set that may still be best, by budget",
+                             "best-set"))
+            table = compare_all(results, None, confidence, method=method)
+            last = table["n"].max()
+            strong = table[(table["evidence"] == "strong") & (table["n"] == last)]
+            said = [f"At n = {last}: {len(strong)} strong verdict(s) of "
+                    f"{models * (models - 1) // 2} pairs, family-wise (each band "
+                    f"at {table['band confidence'].iloc[0]:.4g}, Bonferroni over "
+                    f"{models} models: the chance of any wrong strong verdict, at "
+                    f"any pair and budget, is at most {1 - confidence:.0%})."]
+            said += [f"{a} beats {b} (strong)." for a, b in
+                     strong[["a", "b"]].itertuples(index=False)][:12]
+            sections.append(("Verdicts on every pair, family-wise", said))
+            matrix = table[table["n"] == last].pivot(index="a", columns="b",
+                                                     values="evidence")
+            matrix = matrix.reindex(index=results.models,
+                                    columns=results.models).fillna("–")
+            sections.append((f"Evidence that the row beats the column at n = "
+                             f"{last}", matrix.reset_index().rename(
+                                 columns={"a": "a beats b"})))
+            _picture(plot_verdict_matrix(table, highlight=highlight).figure,
+                     "verdicts", figures, vectors)
+            sections.append(("The verdict matrix", "verdicts"))
+            return sections, figures, vectors
+        curves = task_curves(results, None, confidence, method=method)
+        ranked = rank_table(curves, confidence)
+        sections.append((f"Across {len(results.tasks)} tasks: where the budget "
+                         "changes the answer", budget_changes(ranked)))
+        shown = ranked.pivot(index="model", columns="n", values="mean rank")
+        order = ranked[ranked["n"] == ranked["n"].max()]["model"]
+        shown = shown.reindex(list(order))
+        shown.columns = [f"n = {n}" for n in shown.columns]
+        sections.append(("Mean rank across tasks by budget (1 the best; each "
+                         "task ranks the models with rounds on it)",
+                         shown.round(2).reset_index()))
+        last = ranked[ranked["n"] == ranked["n"].max()]
+        sections.append((f"At n = {last['n'].iloc[0]}: the aggregate median on "
+                         "each task's scale (0: one round's expected best, 1: the "
+                         "best observed), with its band simultaneous over models, "
+                         f"tasks and budgets at {confidence:.0%}",
+                         last.drop(columns="n").round(3)))
+        pairs = pairs_across_tasks(curves, confidence)
+        differ = pairs[pairs["differ"]]
+        sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank, "
+                         f"Holm over the pairs at {1 - confidence:.0%}; the "
+                         "tasks are the sample)", [
+                             f"n = {n}: {a} and {b} differ ({a} wins on "
+                             f"{w:.0%} of {t} tasks, Holm p = {p:.3g})."
+                             for a, b, n, t, w, p in differ[
+                                 ["a", "b", "n", "tasks", "a wins", "p (Holm)"]
+                             ].itertuples(index=False)][:20] or [
+                             "None at any budget: the tasks are too few, or the "
+                             "models too close, for the test to tell them apart."]))
+        missing = [f"{m} has no rounds on {t}" for t, part in
+                   results.by_task().items() for m in results.models
+                   if m not in part.models]
+        if missing:
+            sections.append(("Incomplete blocks (said, never dropped)",
+                             [f"{s}; ranks and tests there use the others." for s
+                              in missing][:20]))
+        _picture(plot_ranks(ranked, highlight=highlight).figure, "ranks", figures,
+                 vectors)
+        sections.append(("Ranks by budget", "ranks"))
+        _picture(plot_aggregate(ranked, highlight=highlight).figure, "aggregate",
+                 figures, vectors)
+        sections.append(("Aggregate tuning curves on each task's scale",
+                         "aggregate"))
+    return sections, figures, vectors
+
+
 def _body(results, target, confidence, method, budget=None):
     """The sections after the checklist, and their figures."""
+    if results.task is not None or (len(results.models) > 2
+                                    and results.runs is None):
+        return _many_body(results, confidence, method)
     import matplotlib
     import matplotlib.pyplot as plt
 
