@@ -9,7 +9,9 @@ exponential tails beyond the observed extremes (``strong``) and with none
 (``strong_light``). The truth then draws the rounds and evp.compare gives the
 realised verdict. Over many worlds, the predictions are binned (0-0.2, ...,
 0.8-1) and each bin's mean prediction is set against its realised share; the
-worst bin is printed. Run: python benchmarks/verdict_power_calibration.py [worlds]
+worst bin is printed, and whether the range (``strong_low`` to ``strong_high``)
+holds. Real search distributions: benchmarks/verdict_power_real_calibration.py.
+Run: python benchmarks/verdict_power_calibration.py [worlds]
 """
 
 import sys
@@ -53,20 +55,34 @@ def _worst(predicted, realised):
                key=lambda pair: abs(pair[0] - pair[1]))
 
 
+def _range_holds(low, high, realised, tolerance=0.05):
+    """Whether the realised share is at least the low end in every bin of the
+    low end and at most the high end in every bin of the high end, within
+    `tolerance`; and the worst such shortfall."""
+    short = [row[3] - row[4] for row in reliability(low, realised)]
+    over = [row[4] - row[3] for row in reliability(high, realised)]
+    worst = max(short + over)
+    return worst <= tolerance, worst
+
+
 def main(worlds=400):
     print(f"{worlds} worlds per family; budget 4; 10, 30 and 100 more rounds pooled;")
     print("worst bin: mean prediction -> realised share, with tails | without")
+    print("range: low end to high end; 'holds' when no bin of the low end lies above,")
+    print("and no bin of the high end below, the realised share by more than 0.05")
     print(f"{'family':27s} {'realised':>8s} {'with tails':>10s} {'worst bin':>13s} "
-          f"{'without':>8s} {'worst bin':>13s} {'time':>6s}")
+          f"{'without':>8s} {'worst bin':>13s} {'range':>12s} {'time':>6s}")
     for name, (draw, largest_gap, observed) in FAMILIES.items():
         start = time.perf_counter()
-        predicted, light, realised = calibration(draw, largest_gap, observed,
-                                                 worlds=worlds, rng=0)
+        predicted, light, realised, low, high = calibration(
+            draw, largest_gap, observed, worlds=worlds, rng=0, ranges=True)
         elapsed = time.perf_counter() - start
         tailed, cut = _worst(predicted, realised), _worst(light, realised)
+        holds, worst = _range_holds(low, high, realised)
         print(f"{name:27s} {realised.mean():8.3f} {predicted.mean():10.3f} "
               f"{tailed[0]:6.2f}->{tailed[1]:.2f} {light.mean():8.3f} "
-              f"{cut[0]:6.2f}->{cut[1]:.2f} {elapsed:5.1f}s")
+              f"{cut[0]:6.2f}->{cut[1]:.2f} {'holds' if holds else 'fails'} "
+              f"{worst:+.2f} {elapsed:5.1f}s")
 
 
 if __name__ == "__main__":
