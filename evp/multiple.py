@@ -193,17 +193,26 @@ def holm(pvalues) -> np.ndarray:
     return out.reshape(p.shape)
 
 
-def _wilcoxon(d: np.ndarray) -> float:
-    """Two-sided p of Wilcoxon's signed-rank test of the paired differences d
-    (zero differences dropped; exact for up to 50, the normal approximation
-    beyond; 1 when no difference is left)."""
-    d = d[~np.isnan(d)]
-    d = d[d != 0]
-    if d.size == 0:
-        return 1.0
-    return float(stats.wilcoxon(d, zero_method="wilcox",
-                                method="exact" if d.size <= 50 else "approx"
-                                ).pvalue)
+def _wilcoxon(d: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of Wilcoxon's signed-rank test of the paired differences
+    in each column of d (T × K; zero differences dropped, scipy's exact or normal
+    method as it chooses; NaN rows of a column left out; 1 where no difference is
+    left). The columns without NaN go to scipy at once."""
+    d = np.asarray(d, dtype=float)
+    out = np.ones(d.shape[1])
+    complete = ~np.isnan(d).any(axis=0)
+    nonzero = (np.nan_to_num(d) != 0).any(axis=0)
+    whole = complete & nonzero
+    if whole.any():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[whole] = stats.wilcoxon(d[:, whole], axis=0,
+                                        zero_method="wilcox").pvalue
+    for column in np.flatnonzero(~complete & nonzero):  # incomplete blocks
+        values = d[:, column]
+        values = values[~np.isnan(values)]
+        if np.any(values != 0):
+            out[column] = stats.wilcoxon(values, zero_method="wilcox").pvalue
+    return out
 
 
 def wilcoxon_holm(curves: np.ndarray):
@@ -229,10 +238,13 @@ def wilcoxon_holm(curves: np.ndarray):
         The number of tasks each pair was tested on.
     """
     curves = np.asarray(curves, dtype=float)
+    tasks_, _, budgets = curves.shape
     pairs = list(itertools.combinations(range(curves.shape[1]), 2))
-    pvalues = np.array([[_wilcoxon(curves[:, i, n] - curves[:, j, n])
-                         for n in range(curves.shape[2])] for i, j in pairs]
-                       ).reshape(len(pairs), curves.shape[2])
+    first, second = (np.array([p[side] for p in pairs], dtype=int)
+                     for side in (0, 1))
+    differences = curves[:, first, :] - curves[:, second, :]  # T × P × N
+    pvalues = _wilcoxon(differences.reshape(tasks_, -1)).reshape(len(pairs),
+                                                                  budgets)
     tasks = np.array([int(np.sum(~np.isnan(curves[:, i, 0] - curves[:, j, 0])))
                       for i, j in pairs], dtype=int)
     adjusted = np.column_stack([holm(pvalues[:, n]) for n in range(pvalues.shape[1])]
