@@ -7,9 +7,11 @@ as committed, with its outputs.
 - ``notebooks/`` — each analysis notebook, with a *Run it on your data* box read
   from its ``parameters`` cell (:func:`evp.runner.run_usage`) and a mark on the
   cell that checks its claims;
-- ``classroom/`` — the classroom notebooks, and the nbgrader assignments as
-  students get them (solutions, hidden tests and outputs cleared, as
-  ``nbgrader generate_assignment`` clears them);
+- ``classroom/`` — the classroom notebooks (the teacher's, with the exercises'
+  solutions), their student versions (``*-student.ipynb``: exercises without
+  solutions, outputs cleared, no cells for one's own results or claims), and the
+  nbgrader assignments as students get them (solutions, hidden tests and outputs
+  cleared, as ``nbgrader generate_assignment`` clears them);
 - ``_claims.html`` — ``figures/claims.csv`` as a sortable table, with counts by kind
   and status, each row linking to the cell that checks it;
 - ``api.md`` — every public module of evp, by autodoc;
@@ -128,6 +130,67 @@ def student_version(source: Path, target: Path) -> None:
     nbformat.write(nb, target)
 
 
+#: Cells with this tag stay out of a classroom notebook's student version: running
+#: it on one's own results, and the claims tables.
+TEACHER_ONLY = "teacher-only"
+
+
+def _clear_solution(source: str, markdown: bool) -> str:
+    """`source` with each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region
+    replaced by nbgrader's stub."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if "BEGIN SOLUTION" in line:
+            inside = True
+            indent = line[:len(line) - len(line.lstrip())]
+            lines += (["YOUR ANSWER HERE"] if markdown else
+                      [f"{indent}# YOUR CODE HERE",
+                       f"{indent}raise NotImplementedError()"])
+        elif "END SOLUTION" in line:
+            inside = False
+        elif not inside:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def classroom_student_version(source: Path, target: Path) -> None:
+    """A classroom notebook as students get it: the exercises' solutions cleared,
+    the cells tagged ``teacher-only`` left out, every output cleared (students run
+    it), the title marked as the student version."""
+    nb = nbformat.read(source, as_version=4)
+    cells = []
+    for cell in nb.cells:
+        if TEACHER_ONLY in cell.metadata.get("tags", []):
+            continue
+        cell.source = "\n".join(line for line in cell.source.splitlines()
+                                if line.strip() != "# NBVAL_CHECK_OUTPUT")
+        if "BEGIN SOLUTION" in cell.source:
+            cell.source = _clear_solution(cell.source, cell.cell_type == "markdown")
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        cells.append(cell)
+    title = cells[0].source.splitlines()
+    if title and title[0].startswith("# "):
+        title[0] += " (student version)"
+        cells[0].source = "\n".join(title)
+    nb.cells = cells
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+
+
+def student_versions(out: Path) -> list[Path]:
+    """Write every student version (the classroom notebooks' and the
+    assignments') into `out`; the files written."""
+    written = []
+    for source in sorted(CLASSROOM.glob("*.ipynb")):
+        written.append(out / f"{source.stem}-student.ipynb")
+        classroom_student_version(source, written[-1])
+    for source in sorted(ASSIGNMENTS.glob("*/*.ipynb")):
+        written.append(out / "assignments" / source.name)
+        student_version(source, written[-1])
+    return written
+
+
 def _analyses() -> list[Path]:
     from evp.runner import notebooks
 
@@ -143,12 +206,12 @@ def claims_table(pages: dict[str, str]) -> str:
     status; each notebook in `pages` (name → page) links to its claims cell."""
     import pandas as pd
 
-    from evp.runner import CLAIMS_INDEX, KINDS, STATUSES_BY_KIND
+    from evp.runner import CLAIMS_INDEX, STATUSES_BY_KIND
 
     claims = pd.read_csv(FIGURES / CLAIMS_INDEX, keep_default_na=False)
     parts = [f'<ul class="claim-counts"><li><strong>{len(claims)}</strong> claims'
              "</li>"]
-    for kind in KINDS:
+    for kind in ("paper", "extension", "code"):  # every one of KINDS
         mine = claims[claims["kind"] == kind]
         counts = ", ".join(
             f"<strong>{int((mine['status'] == s).sum())}</strong> {html.escape(s)}"
@@ -247,8 +310,7 @@ def stage(staging: Path) -> None:
                           up="../"):
             pages[source.stem] = target.relative_to(staging).with_suffix(
                 ".html").as_posix()
-    for source in sorted(ASSIGNMENTS.glob("*/*.ipynb")):
-        student_version(source, staging / "classroom" / "assignments" / source.name)
+    student_versions(staging / "classroom")
     (staging / "_claims.html").write_text(claims_table(pages))
     (staging / "api.md").write_text(api_page())
     (staging / "cli.md").write_text(cli_page())
@@ -284,7 +346,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "site"),
                         help="the folder to write (replaced; default: site/)")
+    parser.add_argument("--students", metavar="DIR",
+                        help="write only the student versions of the classroom "
+                             "notebooks and assignments into DIR (no site)")
     args = parser.parse_args(argv)
+    if args.students:
+        for path in student_versions(Path(args.students)):
+            print(path)
+        return 0
     start = time.perf_counter()
     status = build(Path(args.out))
     if status == 0:

@@ -28,10 +28,9 @@ PENDING = {"planning", "classroom/significance_tests",
            "classroom/tuning_and_cross_validation", "significance_tests",
            "tuning_and_cross_validation",
            # converted one by one:
-           "adaptive_search", "band_ablations", "deberta_coverage", "deberta_tutorial",
-           "exchangeability", "incorrect_conclusions", "mean_vs_median",
-           "parametric_tuning_curves", "reuters_point_estimates_and_bootstrap",
-           "sample_size", "sst_case_studies", "synthetic_mse"}
+           "band_ablations", "deberta_coverage", "deberta_tutorial",
+           "incorrect_conclusions",
+           "sst_case_studies", "synthetic_mse"}
 
 
 def committed():
