@@ -117,6 +117,9 @@ EARNS = {
         "test_strong_budgets": 2, "test_answer_band": 2, "test_answer_upper": 2,
     },
 }
+# The assignments these students were written for; in any other (one a teacher
+# adds) every student but the blank one hands in the solutions.
+WRITTEN_FOR = {"expected_max_estimator", "randomization_test", "reading_tuning_curves"}
 # Why a student's test cell scores zero: a phrase its error must contain.
 REASONS = {
     ("mistaken", "test_brute_force"): "did you sort the scores",
@@ -309,8 +312,11 @@ def test_autograder_scores(course, student):
     for assignment in ASSIGNMENTS:
         for notebook in (COURSE / "source" / assignment).glob("*.ipynb"):
             for grade_id, points in _grade_cells(notebook).items():
-                expected = (points if student == "right" else
-                            EARNS.get(student, {}).get(grade_id, 0))
+                if assignment not in WRITTEN_FOR:
+                    expected = 0 if student == "blank" else points
+                else:
+                    expected = (points if student == "right" else
+                                EARNS.get(student, {}).get(grade_id, 0))
                 assert scores[student, assignment, grade_id] == expected, (
                     student, assignment, grade_id)
 
@@ -321,7 +327,8 @@ def test_a_cheat_earns_no_more_than_a_wrong_answer(course):
     _, scores, _ = course
     honest = {"test_smallest_budget", "test_monte_carlo", "test_answer"}
     for (student, assignment, grade_id), score in scores.items():
-        if student == "cheat" and grade_id not in honest:
+        if (student == "cheat" and grade_id not in honest
+                and assignment in WRITTEN_FOR):
             assert score <= scores["mistaken", assignment, grade_id], grade_id
             assert score == 0, grade_id
 
