@@ -26,10 +26,15 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import _describe, as_choice
-from evp.readers import mlflow, sklearn, tuners, wandb
-from evp.readers.files import load_search, read_table, separator_hint
-from evp.results import ASSUMED_DIRECTION, FAILURES, Results
 from evp.multiple import holm
+from evp.readers import mlflow, sklearn, tuners, wandb
+from evp.readers.files import (
+    _unique_trials,
+    load_search,
+    read_table,
+    separator_hint,
+)
+from evp.results import ASSUMED_DIRECTION, FAILURES, Results
 from evp.significance import exchangeability_test
 
 __all__ = ["FAILED_STATES", "LOSS_WORDS", "load_search", "looks_like_loss",
@@ -333,6 +338,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     _check_columns(frame, roles)
     minimize, direction, notes = _direction(base, score, minimize, metric, mode)
 
+    frame, repeated = _repeated_trials(frame, base, roles)
     labels = _file_rows(base, frame)
     frame = frame.reset_index(drop=True)
     frame, more = _formats(frame, roles, labels)
@@ -361,7 +367,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         runs=runs, task=task,
         minimize=minimize, direction=direction,
         notes=(base.notes if base is not None else ()) + tuple(notes),
-        warnings=base.warnings if base is not None else (),
+        warnings=(base.warnings if base is not None else ()) + repeated,
         strategy=base.strategy if base is not None else None,
         failed=tuple(int(i) + 1 for i in kept_failed), failures=failed,
         dropped=tuple(dropped), source=origin,
@@ -612,6 +618,19 @@ def _runs_note(frame, runs, group, order, ordered) -> str:
             f"{where}")
 
 
+def _repeated_trials(frame: pd.DataFrame, base: Results | None, roles: dict):
+    """Each trial once, where the trial numbers are known (an order column):
+    a trial recorded twice word for word is read once, with a warning; twice
+    with different results, refused. (frame, warnings)."""
+    order = roles.get("order")
+    if order is None and (base is None or (base.tuner is None and not base.ordered)):
+        order = _order_column(frame, exclude=set(roles.values()))
+    if order is None:
+        return frame, ()
+    keys = [roles[r] for r in ("task", "group", "runs") if r in roles] + [order]
+    return _unique_trials(frame, keys, name="path_or_frame")
+
+
 def _file_rows(base: Results | None, frame: pd.DataFrame):
     """Each row's number in the file (1-based), where a reader of a file left
     rows out or reordered them (a W&B export: the runs still running, the
@@ -651,9 +670,9 @@ def _formats(frame: pd.DataFrame, roles: dict, labels=None):
                                                    | np.datetime64)).any()):
             raise ValueError(f"{role} column {column!r} holds dates or times, not "
                              f"numbers: name the column of {_WHAT[role]}")
-        if values.dtype != object:
+        if not (values.dtype == object or pd.api.types.is_string_dtype(values)):
             continue
-        text = values[values.map(lambda v: isinstance(v, str))].str.strip()
+        text = values[values.map(lambda v: isinstance(v, str))].astype(str).str.strip()
         odd = text[pd.to_numeric(text, errors="coerce").isna() & (text != "")]
         if odd.empty:
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -107,39 +108,121 @@ def sqlite_snapshot(path: Path):
         yield copy
 
 
-def _sample_lines(path: Path, limit: int = 200) -> list[str]:
-    """The first lines of a delimited text file (decompressed), for sniffing."""
+# Bigger files than this are read column by column: only the columns the
+# reader needs, with a progress bar.
+BIG_FILE = 64 * 2**20
+# Columns read from a big file besides the roles: what the readers and the
+# command line look for by name (a run's state, the trial order, model names).
+_KEPT_NAMES = ("state", "status", "run_state", "run_status", "trial",
+               "trial_number", "trial_index", "number", "iteration", "step", "_step",
+               "round", "model", "models", "model_name", "arm", "method", "system",
+               "algorithm", "config", "configuration", "condition", "variant",
+               "group", "name", "run_name", "architecture", "task")
+# What a damaged compressed file raises while it is read.
+_DAMAGED = (EOFError, OSError)
+
+
+def _opener(path: Path):
+    """The function that opens `path`, decompressing it; None for .zip and .zst
+    (read by pandas alone)."""
     import bz2
     import gzip
     import lzma
 
-    openers = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
     suffix = path.suffix.lower()
-    if suffix in COMPRESSIONS and suffix not in openers:
+    if suffix in COMPRESSIONS:
+        return {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(suffix)
+    return open
+
+
+def _damaged(path: Path, exc: BaseException) -> ValueError:
+    """The one-line error for a file that could not be decompressed."""
+    suffix = path.suffix.lower()
+    what = (f"a damaged or truncated {suffix} file" if suffix in COMPRESSIONS
+            else "an unreadable file")
+    return ValueError(f"path_or_frame: {path.name} is {what} ({_reason(exc)}): "
+                      "compress it again, or read the uncompressed file")
+
+
+def _decompression_errors() -> tuple:
+    import lzma
+    import zlib
+
+    return (*_DAMAGED, lzma.LZMAError, zlib.error)
+
+
+def _head(path: Path, size: int = 65536) -> bytes:
+    """The first `size` bytes of `path`, decompressed (b"" for .zip, .zst)."""
+    opener = _opener(path)
+    if opener is None:
+        return b""
+    try:
+        with opener(path, "rb") as handle:
+            return handle.read(size)
+    except _decompression_errors() as exc:
+        raise _damaged(path, exc) from None
+
+
+def _encoding(path: Path, head: bytes) -> str:
+    """The text encoding of a file starting with `head`: UTF-16 or UTF-8 by its
+    byte-order mark, else UTF-8; a file with NUL bytes and no mark is refused
+    (binary, or UTF-16 without a mark)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if b"\x00" in head:
+        raise ValueError(f"path_or_frame: {path.name} is not a text file (it holds "
+                         "NUL bytes: binary data, or UTF-16 without a byte-order "
+                         "mark): save it as UTF-8 text")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a character cut at the end
+            raise ValueError(f"path_or_frame: {path.name} is not UTF-8 text (byte "
+                             f"{exc.start + 1} is {head[exc.start:exc.start + 1]!r})"
+                             ": save it as UTF-8") from None
+    return "utf-8"
+
+
+def _sample_lines(path: Path, limit: int = 200, encoding: str = "utf-8") -> list[str]:
+    """The first lines of a delimited text file (decompressed), for sniffing."""
+    opener = _opener(path)
+    if opener is None:
         return []  # .zip, .zst: read with the extension's delimiter
-    opener = openers.get(suffix, open)
     lines = []
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace",
+        with opener(path, "rt", encoding=encoding, errors="replace",
                     newline="") as handle:
             for line in handle:
                 if line.strip():
                     lines.append(line.rstrip("\r\n"))
                 if len(lines) >= limit:
                     break
-    except (OSError, EOFError):
-        return []
+    except _decompression_errors() as exc:
+        raise _damaged(path, exc) from None
     return lines
+
+
+def _split(lines: list[str], sep: str) -> list[list[str]]:
+    """The fields of each line: csv's reading for one character, a plain split
+    for a longer separator."""
+    import csv
+
+    if len(sep) == 1:
+        try:
+            return list(csv.reader(lines, delimiter=sep))
+        except csv.Error:
+            return [line.split(sep) for line in lines]
+    return [line.split(sep) for line in lines]
 
 
 def _sniff(lines: list[str], default: str) -> str:
     """The delimiter that splits every sampled line into the same number (> 1) of
     fields, the most fields winning; `default` where none does."""
-    import csv
-
     best, widest = default, 1
     for delimiter in dict.fromkeys((default, *_DELIMITERS)):
-        widths = [len(row) for row in csv.reader(lines, delimiter=delimiter)]
+        widths = [len(row) for row in _split(lines, delimiter)]
         if not widths or widths[0] < 2:
             continue
         agree = sum(w == widths[0] for w in widths) / len(widths)
@@ -150,12 +233,10 @@ def _sniff(lines: list[str], default: str) -> str:
 
 def _sniff_decimal(lines: list[str], sep: str) -> str:
     """"," where the numbers are written with decimal commas (1,5 or 0,25), else "."."""
-    import csv
-
     if sep == ",":
         return "."
     commas = points = 0
-    for row in csv.reader(lines[1:], delimiter=sep):
+    for row in _split(lines[1:], sep):
         for field in row:
             field = field.strip()
             commas += bool(_DECIMAL_COMMA.match(field))
@@ -163,9 +244,34 @@ def _sniff_decimal(lines: list[str], sep: str) -> str:
     return "," if commas > points else "."
 
 
+def _character(value, name: str) -> str:
+    """A --sep or --decimal as given: one character (``\\t`` for a tab), or, for
+    the separator, a longer string read literally."""
+    if not isinstance(value, str) or value == "":
+        raise ValueError(f"{name} must be a character such as ';', got "
+                         f"{value!r}")
+    value = {"\\t": "\t", "tab": "\t", "\\s": " ", "space": " "}.get(value, value)
+    if name == "decimal" and len(value) != 1:
+        raise ValueError(f"decimal must be one character, '.' or ',', got {value!r}")
+    if "\n" in value or "\r" in value or '"' in value:
+        raise ValueError(f"{name} cannot hold a newline or a quote, got {value!r}")
+    return value
+
+
+def _header(lines: list[str], sep: str) -> list[str]:
+    rows = _split(lines[:1], sep)
+    return [field.strip() for field in rows[0]] if rows else []
+
+
 def read_table(path: Path, sep: str | None = None,
-               decimal: str | None = None) -> pd.DataFrame:
-    """The raw table of a results file, its format told by its extension."""
+               decimal: str | None = None, columns=None) -> pd.DataFrame:
+    """The raw table of a results file, its format told by its extension.
+
+    `columns`, the columns the caller needs, are all that is read of a delimited
+    file bigger than :data:`BIG_FILE` (with the state, order and model columns
+    found by their usual names, and everything of a tool's export), with a
+    progress bar; a smaller file is read whole.
+    """
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in COMPRESSIONS:
         suffixes = suffixes[:-1]
@@ -185,23 +291,123 @@ def read_table(path: Path, sep: str | None = None,
         return _read_parquet(path)
     if kind == "jsonl":
         return _read_json_lines(path)
-    if sep is None or decimal is None:
-        lines = _sample_lines(path)
-        if sep is None:
-            sep = _sniff(lines, "\t" if kind == "tsv" else ",")
-        if decimal is None:
-            decimal = _sniff_decimal(lines, sep)
+    if sep is not None:
+        sep = _character(sep, "sep")
+    if decimal is not None:
+        decimal = _character(decimal, "decimal")
+    encoding = _encoding(path, _head(path))
+    lines = _sample_lines(path, encoding=encoding)
+    if sep is None:
+        sep = _sniff(lines, "\t" if kind == "tsv" else ",")
+    if decimal is None:
+        decimal = _sniff_decimal(lines, sep)
     if sep == decimal:
         raise ValueError(f"sep and decimal are both {sep!r}: a number could not be "
                          "told from the next field; pass another sep")
+    header = _header(lines, sep)
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise ValueError(f"path_or_frame has duplicate column names {repeated}; "
+                         "rename them first")
+    options = dict(sep=sep if len(sep) == 1 else re.escape(sep), decimal=decimal,
+                   encoding=encoding, engine="c" if len(sep) == 1 else "python")
+    big = path.stat().st_size > BIG_FILE and columns is not None and header
+    if big and not _is_tool_export(header):
+        wanted = {str(c) for c in columns if c is not None}
+        options["usecols"] = lambda c: (c in wanted
+                                        or str(c).strip().lower() in _KEPT_NAMES)
     try:
-        return pd.read_csv(path, sep=sep, decimal=decimal)
+        frame = (_read_big(path, options) if big
+                 else pd.read_csv(path, **options))
     except pd.errors.EmptyDataError:
         raise ValueError(f"path_or_frame: {path.name} holds no header and no rows"
                          ) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, UnicodeDecodeError, csv_error()) as exc:
         raise ValueError(f"path_or_frame: {path.name} could not be read as text "
                          f"separated by {sep!r}: {_reason(exc)}; pass sep") from None
+    except _decompression_errors() as exc:
+        raise _damaged(path, exc) from None
+    if big and "usecols" in options and len(frame.columns) < len(header):
+        warnings.warn(f"{path.name} is {path.stat().st_size / 2**20:,.0f} MB: read "
+                      f"{len(frame.columns)} of its {len(header)} columns, those "
+                      "the analysis needs", UserWarning, stacklevel=3)
+    _refuse_repeated_header(frame, path)
+    return frame
+
+
+def csv_error():
+    import csv
+
+    return csv.Error
+
+
+def _is_tool_export(header: list[str]) -> bool:
+    """A scikit-learn cv_results_ or W&B export, read whole whatever its size."""
+    names = set(header)
+    return (any(n.startswith("mean_test_") for n in names)
+            or {"Name", "State"} <= names
+            or any(n.startswith("summary") for n in names))
+
+
+def _read_big(path: Path, options: dict) -> pd.DataFrame:
+    """A big delimited file in pieces, with a progress bar over its bytes."""
+    from evp._workspace import progress
+
+    opener = _opener(path)
+    size = path.stat().st_size
+    with open(path, "rb") as raw, progress(total=size, unit="B", unit_scale=True,
+                                           desc=f"reading {path.name}",
+                                           disable=None) as bar:
+        counted = _Counted(raw, bar)
+        handle = counted if opener is open or opener is None else opener(counted)
+        with contextlib.ExitStack() as stack:
+            if handle is not counted:
+                stack.enter_context(handle)
+            if opener is None:  # .zip, .zst: pandas decompresses
+                options = dict(options, compression=path.suffix.lower()[1:].replace(
+                    "zst", "zstd"))
+            pieces = pd.read_csv(handle, chunksize=200_000, **options)
+            return pd.concat(list(pieces), ignore_index=True)
+
+
+class _Counted:
+    """A binary file whose reads move a progress bar."""
+
+    def __init__(self, handle, bar):
+        self._handle, self._bar = handle, bar
+
+    def read(self, size=-1):
+        data = self._handle.read(size)
+        self._bar.update(len(data))
+        return data
+
+    def readinto(self, buffer):
+        count = self._handle.readinto(buffer)
+        self._bar.update(count or 0)
+        return count
+
+    def __iter__(self):
+        return iter(self.readline, b"")
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+
+def _refuse_repeated_header(frame: pd.DataFrame, path: Path) -> None:
+    """A header line repeated inside the file (files joined together) would be
+    read as a round: refused, naming its rows."""
+    if frame.empty or not all(frame[c].dtype == object
+                              or pd.api.types.is_string_dtype(frame[c])
+                              for c in frame.columns):
+        return
+    names = [str(c) for c in frame.columns]
+    repeats = (frame.astype(str).apply(lambda col: col.str.strip())
+               == names).all(axis=1).to_numpy()
+    if repeats.any():
+        rows = ", ".join(str(n) for n in (repeats.nonzero()[0] + 1)[:10])
+        raise ValueError(f"path_or_frame: {path.name} repeats its header line in "
+                         f"rows {rows} (row 1 is the first data row): files joined "
+                         "together? remove those lines")
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -213,25 +419,83 @@ def _read_parquet(path: Path) -> pd.DataFrame:
                           "pyarrow: pip install 'evp[parquet]'")
     try:
         return pd.read_parquet(path, engine="pyarrow")
-    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+    except (OSError, ValueError, TypeError, KeyError, IndexError,
+            NotImplementedError, EOFError) as exc:  # pyarrow's errors
         raise ValueError(f"path_or_frame: {path.name} is not a readable Parquet "
                          f"file: {_reason(exc)}") from None
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _DuplicateKey(next(k for k in keys if keys.count(k) > 1))
+    return dict(pairs)
+
+
 def _read_json_lines(path: Path) -> pd.DataFrame:
-    """One row per JSON object; nested objects become ``outer.inner`` columns."""
-    try:
-        frame = pd.read_json(path, lines=True, dtype=False, precise_float=True)
-    except ValueError as exc:
-        raise ValueError(f"path_or_frame: {path.name} is not valid JSON Lines (one "
-                         f"JSON object per line): {_reason(exc)}") from None
+    """One row per JSON object; nested objects become ``outer.inner`` columns. A
+    line that is not a JSON object, or an object with a key twice, is
+    refused, naming the line."""
+    import json
+
+    opener = _opener(path)
+    if opener is None:  # .zip, .zst: pandas decompresses
+        try:
+            frame = pd.read_json(path, lines=True, dtype=False, precise_float=True,
+                                 convert_dates=False)
+        except (ValueError, *_decompression_errors()) as exc:
+            raise ValueError(f"path_or_frame: {path.name} is not valid JSON Lines "
+                             f"(one JSON object per line): {_reason(exc)}") from None
+        records = None
+    else:
+        encoding = _encoding(path, _head(path))
+        records = []
+        try:
+            with opener(path, "rt", encoding=encoding) as handle:
+                for number, line in enumerate(handle, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line, object_pairs_hook=_no_duplicates)
+                    except _DuplicateKey as exc:
+                        raise ValueError(f"path_or_frame: {path.name} line {number} "
+                                         f"has the key {exc.args[0]!r} twice; keep "
+                                         "one") from None
+                    except (ValueError, RecursionError) as exc:
+                        raise ValueError(f"path_or_frame: {path.name} is not valid "
+                                         "JSON Lines (one JSON object per line): line "
+                                         f"{number}: {_reason(exc)}") from None
+                    if not isinstance(record, dict):
+                        raise ValueError(f"path_or_frame: {path.name} line {number} "
+                                         f"is not a JSON object but "
+                                         f"{type(record).__name__} (one object per "
+                                         "line, with a key per column)")
+                    records.append(record)
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"path_or_frame: {path.name} is not UTF-8 text: "
+                             f"{_reason(exc)}") from None
+        except _decompression_errors() as exc:
+            raise _damaged(path, exc) from None
+        if not records:
+            raise ValueError(f"path_or_frame: {path.name} holds no JSON objects")
+        frame = pd.DataFrame.from_records(records)
     nested = [c for c in frame.columns
               if frame[c].map(lambda v: isinstance(v, dict)).any()]
     if not nested:
         return frame
     flat = [pd.json_normalize(frame[c].map(lambda v: v if isinstance(v, dict) else {})
                               .tolist()).add_prefix(f"{c}.") for c in nested]
-    return pd.concat([frame.drop(columns=nested), *flat], axis=1)
+    out = pd.concat([frame.drop(columns=nested), *flat], axis=1)
+    repeated = sorted({str(c) for c in out.columns[out.columns.duplicated()]})
+    if repeated:
+        raise ValueError(f"path_or_frame: {path.name} names columns {repeated} "
+                         "twice (a key with a dot, and a nested object); rename "
+                         "them first")
+    return out
 
 
 def separator_hint(columns: list) -> str:
@@ -247,6 +511,33 @@ def separator_hint(columns: list) -> str:
 
 
 _SEARCH_FIELDS = ("model", "trial", "accuracy")
+
+
+def _unique_trials(trials: pd.DataFrame, keys: list[str], name: str = "path"):
+    """Each trial once: a trial written twice the same way (a file copied, a
+    resumed search) is kept once, with a warning; two different records of one
+    trial are refused, naming it. (trials, warnings)."""
+    # The key columns as text, so that a nested value cannot stop the check.
+    key = trials[keys].astype(str)
+    again = key.duplicated(keep=False).to_numpy()
+    if not again.any():
+        return trials, ()
+    text = trials.astype(str)
+    same = text.duplicated(keep="first").to_numpy()
+    conflicting = again & ~text.duplicated(keep=False).to_numpy()
+    if conflicting.any():
+        first = key[conflicting].iloc[0]
+        shown = ", ".join(f"{k} {first[k]}" for k in keys)
+        raise ValueError(f"{name}: the trial of {shown} is recorded more than once, "
+                         "with different results: keep the record you trust")
+    kept = trials[~same]
+    counts = key[same].value_counts(sort=False)
+    shown = "; ".join(", ".join(f"{k} {v}" for k, v in zip(keys, index, strict=True))
+                      for index in list(counts.index)[:5])
+    return kept, (f"{int(same.sum())} trial record(s) repeated word for word "
+                  f"({shown}{'; …' if len(counts) > 5 else ''}) read once: the same "
+                  "trial written twice, as when a search is resumed or a file "
+                  "copied",)
 
 
 def load_search(path) -> Results:
@@ -305,8 +596,11 @@ def load_search(path) -> Results:
     trials = pd.concat(frames, ignore_index=True)
     order = ["model", "trial", "accuracy"] + (["task"] if task else [])
     trials = trials[order + [c for c in trials.columns if c not in order]]
+    trials, warned = _unique_trials(trials, ["task", "model", "trial"] if task
+                                    else ["model", "trial"])
+    trials = trials.reset_index(drop=True)
     return Results(
-        trials, score="accuracy", group="model", task=task,
+        trials, score="accuracy", group="model", task=task, warnings=warned,
         cost="seconds" if "seconds" in trials else None, source=str(path),
         order="trial", ordered=True,
         strategy=("random search (evp search: independent draws from each model's "

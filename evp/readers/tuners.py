@@ -28,8 +28,9 @@ report of the metric, as you choose — the frame's note says which. Columns: wh
 the chosen report holds (the metric, ``training_iteration``, ``time_total_s`` as
 a cost column, ``trial_id``, …) and ``config/<name>`` per hyperparameter, as
 Ray's ``ResultGrid.get_dataframe`` names them, and ``state``: ``TERMINATED``, or
-``ERROR`` for a trial that stopped with an error, a failed round (its metric
-missing, whatever it reported before).
+``ERROR`` for a trial that stopped with an error, or ``NO_REPORT`` for one that
+never reported the metric: a failed round (its metric missing, whatever it
+reported before).
 
 Each reader returns :class:`evp.Results` whose ``tuner`` is ``"optuna"`` or
 ``"ray tune"``, ``name`` the study's or experiment's name, ``score`` the column of
@@ -496,7 +497,12 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
         values = np.array([_number(r.get(metric)) for r in reports], dtype=float)
         finite = np.flatnonzero(np.isfinite(values))
         if finite.size == 0:
+            # It never reported the metric: a failed round, like an error.
             silent += 1
+            row = {metric: math.nan, "state": "NO_REPORT"}
+            row.update(_flatten(_config(trial, reports), "config/"))
+            rows.append(row)
+            keys.append(_trial_order(trial, reports))
             continue
         if per_trial == "last":
             chosen = finite[-1]
@@ -509,7 +515,7 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
         row.update(_flatten(_config(trial, reports), "config/"))
         rows.append(row)
         keys.append(_trial_order(trial, reports))
-    if len(rows) == errored:
+    if len(rows) == errored + silent:
         available = sorted(k for k in seen if k != "config")
         why = (f"no trial reported {metric!r}; they reported: "
                f"{', '.join(available)}" if seen
@@ -522,9 +528,10 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
              if per_trial == "best" else "each trial's last report")
     more = ([f"{errored} trial(s) that stopped with an error: failed rounds "
              "(state ERROR)"] if errored else [])
-    more += [f"{silent} trial(s) without a report of {metric!r} left out"] if (
-        silent) else []
-    note = (f"Ray Tune experiment {folder.name!r}: {len(rows) - errored} trials, "
+    more += [f"{silent} trial(s) that never reported {metric!r}: failed rounds "
+             "(state NO_REPORT)"] if silent else []
+    note = (f"Ray Tune experiment {folder.name!r}: {len(rows) - errored - silent} "
+            "trials, "
             f"{which} of {metric!r} (per_trial='{per_trial}', mode='{mode}')"
             + "".join(f"; {d}" for d in more))
     return Results(frame, score=metric, minimize=mode == "min",

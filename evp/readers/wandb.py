@@ -31,6 +31,8 @@ What is read:
   rounds, under the ``failed`` policy of :func:`evp.read_results`, whatever
   they logged; a run still ``running`` or ``pending``, or ``preempted`` or
   ``preempting`` (stopped, to be resumed), is left out and counted in the note;
+  a run in any other state (or none) is left out with a warning, never counted
+  as finished; the rows named in messages are the table's rows;
 * the order — by ``Created`` or ``created_at``, the runs' start; else by
   ``_timestamp`` (``summary._timestamp``), the time of a run's last log, so
   the order the runs ended, said in the note; the export (like the API) lists
@@ -181,19 +183,32 @@ def read_wandb(frame: pd.DataFrame, *, score=None) -> Results:
             _first(frame, ("Runtime",))
         fixed = set(_EXPORT_RUN_COLUMNS)
         what = "W&B runs table (the app's CSV export)"
+    # The index stays each run's row in the table (0 the first after the
+    # header), for read_results to name the rows of the file.
     frame = frame.reset_index(drop=True)
     column = _score(score, frame, fixed, shape)
-    notes = []
+    notes, warnings = [], []
     total = len(frame)
     left = 0
     if state is not None:
-        states = frame[state].astype(str).str.strip().str.lower()
-        ended = ~states.isin(UNFINISHED).to_numpy()
-        left = int((~ended).sum())
-        frame = frame[ended].reset_index(drop=True)
+        states = frame[state].map(
+            lambda v: v.strip().lower() if isinstance(v, str) else "")
+        known = states.isin(FINISHED + FAILED + UNFINISHED).to_numpy()
+        unknown = states[~known]
+        if len(unknown):
+            shown = ", ".join(repr(s) for s in dict.fromkeys(unknown)) or "''"
+            rows = ", ".join(str(i + 1) for i in unknown.index[:10])
+            warnings.append(
+                f"{len(unknown)} W&B run(s) in a state evp does not know ({shown}; "
+                f"rows {rows} of the table) left out: not counted as finished nor "
+                "failed; a state W&B documents is finished, crashed, failed, "
+                "killed, running, pending or preempted")
+        ended = known & ~states.isin(UNFINISHED).to_numpy()
+        left = int((states.isin(UNFINISHED)).sum())
+        frame = frame[ended]
     if frame.empty:
-        raise ValueError(f"path_or_frame: the W&B runs have not ended ({total} "
-                         f"run(s), every one {', '.join(UNFINISHED)})")
+        raise ValueError(f"path_or_frame: no W&B run has ended ({total} run(s), "
+                         f"none {', '.join(FINISHED + FAILED)})")
     if created is not None:
         when = pd.to_datetime(frame[created], utc=True, errors="coerce",
                               format="mixed")
@@ -211,7 +226,7 @@ def read_wandb(frame: pd.DataFrame, *, score=None) -> Results:
         ordered = False
         order = f"not ordered: column {created or stamp!r} has unreadable times"
     elif when is not None:
-        frame = frame.iloc[when.argsort(kind="stable")].reset_index(drop=True)
+        frame = frame.iloc[when.argsort(kind="stable")]
     note = f"{what}: {len(frame)} runs {order}, score {column!r}"
     states = (frame[state].astype(str).str.strip().str.lower()
               if state is not None else None)
@@ -232,8 +247,9 @@ def read_wandb(frame: pd.DataFrame, *, score=None) -> Results:
             note += (f"; sweep(s) {', '.join(sweeps)} (the table does not say "
                      "their method: random, grid or bayes)")
     notes.append(note)
-    return Results(frame, score=column, notes=tuple(notes), tuner="wandb",
-                   ordered=ordered, source=what)
+    return Results(frame, score=column, notes=tuple(notes),
+                   warnings=tuple(warnings), tuner="wandb", ordered=ordered,
+                   source=what)
 
 
 def _score(score, frame: pd.DataFrame, fixed: set, shape: str) -> str:
