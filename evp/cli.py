@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import sys
 import warnings
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp._validation import reason as _reason
 from evp.bands import METHODS
 from evp.planning import DEFAULT_MORE_ROUNDS
 
@@ -157,12 +159,21 @@ _GROUP_NAMES = ("model", "models", "model_name", "arm", "method", "system",
                 "group", "name", "run_name", "architecture")
 
 
-# Where search tools keep hyperparameters: a categorical one names no model.
-_HYPERPARAMETER_PREFIXES = ("config.", "config/", "params_", "params.", "hparams.",
-                            "hyperparameters.", "parameters.", "args.")
-# A run's state (finished, crashed) and the like name no model either.
+# Where search tools keep hyperparameters: a categorical one names no model,
+# unless its name says model (a search over several models, read as one).
+_HYPERPARAMETER_PREFIXES = ("config.", "config/", "params_", "params.", "param_",
+                            "hparams.", "hyperparameters.", "parameters.", "args.")
+_MODEL_PARAMETERS = {"model", "model_name", "model_type", "arch", "architecture",
+                     "algorithm", "estimator", "classifier", "regressor", "learner"}
+# A run's state (finished, crashed) and the like name no model either: the
+# bookkeeping of MLflow, W&B and Ray Tune.
 _BOOKKEEPING = {"state", "status", "run_state", "run_status", "tags", "notes",
-                "user", "host", "hostname", "sweep", "created", "updated"}
+                "user", "host", "hostname", "sweep", "created", "updated",
+                "run_id", "experiment_id", "trial_id", "experiment_tag", "node_ip",
+                "pid", "date", "logdir", "id", "job_type", "job type", "agent",
+                "gpu type", "gpu_type", "gpu count", "commit", "github", "url",
+                "path", "project", "entity"}
+_BOOKKEEPING_PREFIXES = ("tags.mlflow.",)
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}|$)")
 
 
@@ -173,8 +184,13 @@ def _group_like(data, skip) -> list[str]:
     found = []
     rows = len(data)
     for column in data.columns:
-        if (column in skip or str(column).startswith(_HYPERPARAMETER_PREFIXES)
-                or str(column).strip().lower() in _BOOKKEEPING):
+        name = str(column)
+        bare = name
+        for prefix in _HYPERPARAMETER_PREFIXES:
+            bare = bare.removeprefix(prefix)
+        if (column in skip or name.startswith(_BOOKKEEPING_PREFIXES)
+                or (name != bare and bare.strip().lower() not in _MODEL_PARAMETERS)
+                or name.strip().lower() in _BOOKKEEPING):
             continue
         values = data[column].dropna()
         if values.map(lambda v: isinstance(v, list | dict | tuple | set)).any():
@@ -186,7 +202,8 @@ def _group_like(data, skip) -> list[str]:
         if distinct < 2 or distinct > max(2, rows // 2):
             continue
         text = values.map(lambda v: isinstance(v, str)).all()
-        named = str(column).strip().lower() in _GROUP_NAMES
+        named = (name.strip().lower() in _GROUP_NAMES
+                 or bare.strip().lower() in _MODEL_PARAMETERS)
         if text or (named and distinct <= 20):
             found.append(str(column))
     # Usual names first.
@@ -236,6 +253,9 @@ def _caption(what: str, results, args) -> str:
 
 
 def _print_table(table) -> None:
+    # One row a line, whatever the models are called (see _shown).
+    table = table.rename(columns=_shown).map(
+        lambda v: _shown(v) if isinstance(v, str) else v)
     with pd.option_context("display.max_rows", None, "display.width", 200):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
@@ -285,8 +305,12 @@ def curve(args: argparse.Namespace) -> int:
     results = _results(args, args.group)
     if args.group is None:
         frame = results.frame
-        suspects = _group_like(frame, {results.score, results.cost})
-        if suspects and not args.pool and results.tuner is None:
+        # A tool's record (scikit-learn's, MLflow's, W&B's) as a plain file: a
+        # column naming models is not pooled silently.
+        suspects = (_group_like(frame, {results.score, results.cost, results.order,
+                                        results.runs})
+                    if results.group is None else [])
+        if suspects and not args.pool:
             first = frame[suspects[0]].dropna()
             values = list(dict.fromkeys(first.astype(str)))
             shown = ", ".join(values[:5]) + (", …" if len(values) > 5 else "")
@@ -496,7 +520,8 @@ def _compare_many(args: argparse.Namespace) -> int:
     def draw():
         from evp.plot import plot_ranking
 
-        return plot_ranking(table, y=results.score_name)
+        return plot_ranking(table, highlight=_listed(args.highlight),
+                            y=results.score_name)
 
     return _finish(table, out, draw, caption)
 
@@ -594,6 +619,13 @@ def _beyond_rounds(ns: list[int], results) -> None:
               "the rounds run, U stops, and the bands widen")
 
 
+def _listed(value: str | None) -> list[str] | None:
+    """A comma-separated option as a list (None when not given)."""
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
 def report(args: argparse.Namespace) -> int:
     from evp.report import build_report
 
@@ -612,7 +644,8 @@ def report(args: argparse.Namespace) -> int:
     built = build_report(results, models=models, target=args.target,
                          confidence=args.confidence, method=args.method,
                          strategy=args.strategy, title=args.title,
-                         budget=args.budget)
+                         budget=args.budget, highlight=_listed(args.highlight),
+                         vector_figures=out.suffix.lower() == ".tex")
     for note in built.notes[1:]:
         if note not in results.notes:  # the reader's notes are said already
             _note(note)
@@ -957,6 +990,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compare every model: the set that may still be best "
                           "and every pair's verdict, family-wise over the pairs "
                           "and budgets")
+    two.add_argument("--highlight", metavar="MODEL[,MODEL]",
+                     help="with several models: the model(s) to draw in bold in "
+                          "the figure --out writes")
     two.add_argument("--baseline", metavar="MODEL",
                      help="with several models: compare each with this one only")
     two.add_argument("--adjust", choices=("holm", "bonferroni", "none"),
@@ -1056,6 +1092,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: as recorded in the results, else to fill in)")
     paper.add_argument("--title", metavar="TEXT",
                        help="the report's title (default: named after the score)")
+    paper.add_argument("--highlight", metavar="MODEL[,MODEL]",
+                       help="with three or more models or several tasks: the "
+                            "model(s) to draw in bold, e.g. your own (default: "
+                            "none)")
     paper.add_argument("--out", required=True, metavar="FILE",
                        help="report.html (one self-contained page), report.md or "
                             "appendix.tex (a LaTeX section to \\input; both with "
@@ -1203,8 +1243,21 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
     for name, words in (names or {}).items():
-        message = re.sub(rf"\b{re.escape(name)}\b", words, message)
+        # The user's words as they are: a model named C:\\runs is no pattern.
+        message = re.sub(rf"\b{re.escape(name)}\b", lambda _, w=words: str(w),
+                         message)
     return message.replace("pass sep", "pass --sep")
+
+
+# Characters a terminal would act on rather than show (a newline in a model's
+# name would break a one-line message; an escape sequence would recolour it).
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def _shown(text) -> str:
+    """`text` on one line, its control characters written as escapes."""
+    return str(text).translate(_CONTROL)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1219,24 +1272,35 @@ def main(argv: list[str] | None = None) -> int:
         try:
             status = args.handler(args)
             for line in _SAID:
-                print(line, file=sys.stderr)
+                print(_shown(line), file=sys.stderr)
         except ImportError as error:
             extra = _EXTRAS.get((error.name or "").split(".")[0])
             message = (f"{error.name} is not installed: pip install 'evp[{extra}]'"
                        if extra else _speak_cli(error))
-            print(f"evp {args.command}: {message}", file=sys.stderr)
+            print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
             status = 2
         except (UsageError, ValueError, OSError) as error:
             names = getattr(args, "names", None)
-            print(f"evp {args.command}: {_speak_cli(error, names)}",
+            print(_shown(f"evp {args.command}: {_speak_cli(error, names)}"),
                   file=sys.stderr)
             status = 2
+        except KeyboardInterrupt:
+            print(f"evp {args.command}: interrupted", file=sys.stderr)
+            status = 130
+        except Exception as error:  # a bug: one line, not a traceback
+            if os.environ.get("EVP_DEBUG"):
+                raise
+            print(_shown(f"evp {args.command}: unexpected {type(error).__name__}: "
+                         f"{_reason(error)} (an evp bug: please report it with the "
+                         "command; EVP_DEBUG=1 shows the traceback)"),
+                  file=sys.stderr)
+            status = 3
     names = getattr(args, "names", None)
     # Each distinct warning once, on one line, without the library's file and line.
     shown = (RuntimeWarning, UserWarning)
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, shown)):
-        print(f"evp {args.command}: warning: {_speak_cli(message, names)}",
+        print(_shown(f"evp {args.command}: warning: {_speak_cli(message, names)}"),
               file=sys.stderr)
     return status
 
