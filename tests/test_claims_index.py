@@ -26,11 +26,7 @@ FIGURES = ROOT / "figures"
 #: are checked like every other. A notebook leaves this set by carrying them.
 PENDING = {"planning", "classroom/significance_tests",
            "classroom/tuning_and_cross_validation", "significance_tests",
-           "tuning_and_cross_validation",
-           # converted one by one:
-           "band_ablations", "deberta_coverage", "deberta_tutorial",
-           "incorrect_conclusions",
-           "sst_case_studies", "synthetic_mse"}
+           "tuning_and_cross_validation"}
 
 
 def committed():
@@ -163,3 +159,38 @@ def test_the_readme_quotes_the_index():
                if n]
     assert sum(numbers) + int((committed()["status"] == "").sum()) == \
         len(committed())
+
+
+def test_report_claims_writes_credit_and_data(tmp_path):
+    rows = [("a paper's claim", "held", True, "paper"),
+            {"claim": "our own", "found": "held", "holds": True, "kind": "empirical",
+             "credit": "extension", "data": "synthetic"},
+            ("a property", "held", True, "must hold", "Own (2025)", "code")]
+    nb.report_claims(rows, name="t", folder=tmp_path, check=True, source="P (2024)",
+                     credit="paper", data="paper")
+    written = pd.read_csv(tmp_path / "t-claims.csv", keep_default_na=False)
+    assert written["credit"].tolist() == ["paper", "extension", "code"]
+    assert written["data"].tolist() == ["paper", "synthetic", "paper"]
+    assert written["source"].tolist() == ["P (2024)", "P (2024)", "Own (2025)"]
+    table = claims_index(tmp_path)
+    assert table["status"].tolist() == ["reproduced", "holds", "passes"]
+    # A table without credit or data keeps its old columns.
+    nb.report_claims([("x", "y", True)], name="u", folder=tmp_path, check=True,
+                     source="P")
+    assert pd.read_csv(tmp_path / "u-claims.csv").columns.tolist() == [
+        "claim", "this run", "holds", "source"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (dict(credit="papers"), "credit='papers'"),
+    (dict(data="real"), "data='real'"),
+    (dict(rows=[{"claim": "c", "found": "f", "holds": True, "credit": "mine"}]),
+     "credit 'mine' of 'c'"),
+    (dict(rows=[{"claim": "c", "holds": True}]), "without 'this run'"),
+    (dict(rows=[{"claim": "c", "found": "f", "holds": True, "whose": "x"}]),
+     "unknown field 'whose'"),
+])
+def test_report_claims_refuses_unknown_credit_or_data(tmp_path, call, message):
+    arguments = dict(rows=[("c", "f", True)], name="t", folder=tmp_path, check=False)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        nb.report_claims(**{**arguments, **call})
