@@ -172,16 +172,31 @@ def write_folder_files(folder, files: dict, *, name: str = "out") -> list[Path]:
     return replaced
 
 
+def _lock_file(folder: Path) -> Path:
+    """The lock file of `folder`: in the temporary folder, named after the
+    folder's full path, so that nothing is added beside the user's files; beside
+    the folder where the temporary folder cannot be written."""
+    import hashlib
+
+    key = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:32]
+    locks = Path(tempfile.gettempdir()) / "evp-locks"
+    try:
+        locks.mkdir(mode=0o1777, exist_ok=True)
+        lock = locks / key
+        lock.touch()
+        return lock
+    except OSError:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        return folder.parent / f"{_LOCK}{folder.name}"
+
+
 @contextlib.contextmanager
 def exclusive(folder, *, what: str = "a run"):
-    """Hold the lock of output folder `folder` (a file beside it) while the block
-    runs; raise :class:`FolderBusy` at once if another process holds it. The
-    lock is the operating system's: it dies with its process, even a killed
-    one."""
+    """Hold the lock of output folder `folder` while the block runs; raise
+    :class:`FolderBusy` at once if another process holds it. The lock is the
+    operating system's: it dies with its process, even a killed one."""
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    lock = folder.parent / f"{_LOCK}{folder.name}"
-    stream = open(lock, "a+b")  # noqa: SIM115 - held for the block
+    stream = open(_lock_file(folder), "a+b")  # noqa: SIM115 - held for the block
     try:
         try:
             import fcntl

@@ -665,7 +665,15 @@ def reproduce(args: argparse.Namespace) -> int:
     figures = (Path(args.figures) if args.figures
                else folder.resolve().parent / "figures")
     parameters = dict(_parse_parameter(p) for p in args.parameter)
-    done = reproduce_notebooks(folder, figures, parameters, args.only)
+    from evp._output import FolderBusy
+
+    try:
+        done = reproduce_notebooks(folder, figures, parameters, args.only)
+    except FolderBusy as error:
+        raise UsageError(str(error)) from None
+    for stem in done.restored:
+        print(f"put back the figures of {stem}, left half-written by an "
+              "interrupted run", file=sys.stderr)
     if not done.notebooks:
         print(f"no notebooks in {folder}: nothing to reproduce")
         return 0

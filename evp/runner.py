@@ -255,6 +255,15 @@ class Reproduction:
     notebooks: list[Path]
     changed: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: Notebooks whose figures an interrupted run had left half-written, put
+    #: back as they were before it.
+    restored: list[str] = field(default_factory=list)
+
+
+# Where reproduce keeps each notebook's figures while it runs, inside the
+# figures folder: what a killed run leaves there is put back by the next.
+_JOURNAL = ".evp-reproduce-journal"
+_JOURNAL_RECORD = "FILES.json"
 
 
 def reproduce(folder: Path, figures: Path, parameters: dict,
@@ -264,11 +273,92 @@ def reproduce(folder: Path, figures: Path, parameters: dict,
     Each notebook gets the parameters it declares, so that one it does not take
     neither warns nor lands in its committed copy; a parameter no notebook takes
     is an error.
+
+    One run at a time: the notebooks' and the figures' folders are locked
+    (:func:`evp._output.exclusive`; a second run is refused at once with
+    :class:`evp._output.FolderBusy`). A notebook replaces its committed copy
+    atomically once it has run to its end; its figures are kept in a journal
+    in the figures folder while it runs, put back if it fails, and put back by
+    the next run if this one is killed (``Reproduction.restored``).
     """
+    from evp._output import exclusive
+
+    folder, figures = Path(folder), Path(figures)
+    with exclusive(folder, what="evp reproduce"), \
+            exclusive(figures, what="evp reproduce"):
+        done = Reproduction([])
+        done.restored = _recover(figures)
+        return _reproduce(folder, figures, parameters, only, done)
+
+
+def _recover(figures: Path) -> list[str]:
+    """Put back the figures of the notebooks an interrupted run left in the
+    journal; their names."""
+    import shutil
+
+    journal = figures / _JOURNAL
+    if not journal.is_dir():
+        return []
+    restored = []
+    for entry in sorted(p for p in journal.iterdir() if p.is_dir()):
+        if _restore_entry(figures, entry):
+            restored.append(entry.name)
+    shutil.rmtree(journal, ignore_errors=True)
+    return restored
+
+
+def _keep(figures: Path, stem: str) -> Path:
+    """Copy notebook `stem`'s figures into the journal, the record of their
+    names written last (an entry without it was never used)."""
+    import shutil
+
+    from evp._output import write_file
+
+    entry = figures / _JOURNAL / stem
+    shutil.rmtree(entry, ignore_errors=True)
+    entry.mkdir(parents=True)
+    names = [f.name for f in figures.glob(f"{stem}-*") if f.is_file()]
+    for name in names:
+        shutil.copy2(figures / name, entry / name)
+    write_file(entry / _JOURNAL_RECORD, json.dumps(sorted(names)))
+    return entry
+
+
+def _restore_entry(figures: Path, entry: Path) -> bool:
+    """Put notebook `entry.name`'s figures back from the journal (files it
+    added removed); whether anything was put back. The entry is removed."""
+    import shutil
+
+    from evp._output import write_file
+
+    record = entry / _JOURNAL_RECORD
+    changed = False
+    if record.is_file():
+        names = set(json.loads(record.read_text()))
+        for path in figures.glob(f"{entry.name}-*"):
+            if path.is_file() and path.name not in names:
+                path.unlink()
+                changed = True
+        for name in names:
+            content = (entry / name).read_bytes()
+            target = figures / name
+            if not target.is_file() or target.read_bytes() != content:
+                write_file(target, content)
+                changed = True
+    shutil.rmtree(entry, ignore_errors=True)
+    return changed
+
+
+def _reproduce(folder: Path, figures: Path, parameters: dict, only, done
+               ) -> Reproduction:
+    import shutil
+
     import papermill
 
+    from evp._output import write_file
+
     found = notebooks(folder, only)
-    done = Reproduction(found)
+    done.notebooks = found
     if not found:
         return done
     declared = {path: set(papermill.inspect_notebook(str(path))) for path in found}
@@ -280,36 +370,30 @@ def reproduce(folder: Path, figures: Path, parameters: dict,
     with tempfile.TemporaryDirectory(prefix="evp-reproduce-") as scratch:
         for path in (bar := progress(found, unit="notebook")):
             bar.set_description(path.stem)
-            # What the notebook may overwrite: put back if it fails.
-            kept = {f: f.read_bytes() for f in figures.glob(f"{path.stem}-*")}
+            # What the notebook may overwrite: put back if it fails, or by
+            # the next run if this one is killed.
+            entry = _keep(figures, path.stem)
             executed = Path(scratch) / path.name
             own = {k: v for k, v in parameters.items() if k in declared[path]}
             try:
                 execute(path, executed, parameters=own, cwd=path.parent)
             except Exception as error:  # reported by the caller; the others run
-                _restore(figures, path.stem, kept)
+                _restore_entry(figures, entry)
                 reason = (str(error) if isinstance(error, NotebookFailed) else
                           f"{type(error).__name__}: {error}".splitlines()[0])
                 done.failures.append(f"{path.stem}: {reason}")
                 continue
             except BaseException:
-                _restore(figures, path.stem, kept)
+                _restore_entry(figures, entry)
                 raise
             if replace_if_changed(executed, path):
                 done.changed.append(path.stem)
+            shutil.rmtree(entry, ignore_errors=True)
+    shutil.rmtree(figures / _JOURNAL, ignore_errors=True)
     if figures.is_dir() and any(figures.glob("*-claims.csv")):
-        claims_index(figures).to_csv(figures / CLAIMS_INDEX, index=False)
+        write_file(figures / CLAIMS_INDEX,
+                   claims_index(figures).to_csv(index=False))
     return done
-
-
-def _restore(figures: Path, stem: str, kept: dict) -> None:
-    """Put the figures of notebook `stem` back as they were before it ran."""
-    for path in figures.glob(f"{stem}-*"):
-        if path not in kept:
-            path.unlink()
-    for path, content in kept.items():
-        if not path.exists() or path.read_bytes() != content:
-            path.write_bytes(content)
 
 
 class NotebookFailed(RuntimeError):
@@ -445,7 +529,9 @@ def replace_if_changed(new, committed) -> bool:
     if committed.exists() and _dumps(clean(json.loads(committed.read_text()))) == text:
         new.unlink()
         return False
-    committed.write_text(text)
+    from evp._output import write_file
+
+    write_file(committed, text)  # atomically: the old notebook or the new one
     new.unlink()
     return True
 
