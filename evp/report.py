@@ -311,7 +311,8 @@ def _recorded(rounds: pd.DataFrame, columns) -> str:
 def build_report(results, *, models=None, minimize: bool | None = None,
                  target: float | None = None, confidence: float = 0.8,
                  method: str = "ld_highest_density", strategy: str | None = None,
-                 title: str | None = None, budget: int | None = None) -> Report:
+                 title: str | None = None, budget: int | None = None,
+                 highlight=None, vector_figures: bool = True) -> Report:
     r"""Fill in the reporting checklist and draw the curves for a search's results.
 
     Parameters
@@ -339,6 +340,11 @@ def build_report(results, *, models=None, minimize: bool | None = None,
         The budget at which "what would settle it" asks for a strong verdict,
         for every pair without one; default, per pair, the largest budget its
         rounds can bound (:func:`evp.bounded_budget`).
+    highlight : str or list of str, optional
+        With three or more models: the model(s) to draw in bold (your own).
+    vector_figures : bool, default True
+        Also draw the figures as PDF, for :meth:`Report.to_latex` (seconds per
+        figure; the HTML and Markdown pages need PNG only).
 
     Returns
     -------
@@ -406,7 +412,8 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sections, figures, vectors = _body(results, target, confidence, method,
-                                           budget)
+                                           budget, {} if vector_figures else None,
+                                           highlight)
     notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
     notes += [f"Warning: {w}" for w in results.warnings]  # said first
@@ -421,7 +428,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                                 if "contain ties" not in str(w.message)))
     return Report(title=title or f"Hyperparameter search report: {score_name}",
                   checklist=checklist, sections=sections, figures=figures,
-                  notes=notes, vector_figures=vectors)
+                  notes=notes, vector_figures=vectors or {})
 
 
 # Columns in which tuners record a trial's duration (Optuna, Ray Tune, evp
@@ -512,7 +519,7 @@ def _what_would_settle(results, comparisons, budget, confidence, method):
 def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
     """Lay out `figure` as every saved figure is (a legend on the data moves
     beside its panel; what still runs together is said in a warning), keep it
-    as PNG and PDF under `name`, and close it."""
+    as PNG under `name` (and as PDF in `vectors`, unless None), and close it."""
     import matplotlib.pyplot as plt
 
     from evp.plot import tidy_figure
@@ -521,17 +528,19 @@ def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
     if crowded:
         warnings.warn(f"the {name} figure: {crowded[0][0]} overlaps "
                       f"{crowded[0][1]}", UserWarning, stacklevel=2)
-    buffer, vector = io.BytesIO(), io.BytesIO()
+    buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    # No creation date, so that the same results write the same file.
-    figure.savefig(vector, format="pdf", bbox_inches="tight",
-                   metadata={"CreationDate": None})
-    plt.close(figure)
     figures[name] = buffer.getvalue()
-    vectors[name] = vector.getvalue()
+    if vectors is not None:  # PDF for LaTeX, only when asked (it costs seconds)
+        vector = io.BytesIO()
+        # No creation date, so that the same results write the same file.
+        figure.savefig(vector, format="pdf", bbox_inches="tight",
+                       metadata={"CreationDate": None})
+        vectors[name] = vector.getvalue()
+    plt.close(figure)
 
 
-def _many_body(results, confidence, method, highlight=None):
+def _many_body(results, confidence, method, highlight=None, vectors=None):
     """The sections for three or more models, or several tasks: what may still be
     best, the family-wise verdicts, and across tasks the ranks and aggregate
     curves; a few sentences for what matters, written from the same tables."""
@@ -553,7 +562,7 @@ def _many_body(results, confidence, method, highlight=None):
         task_curves,
     )
 
-    figures, vectors, sections = {}, {}, []
+    figures, sections = {}, []
     models = len(results.models)
     with matplotlib.rc_context(theme()):
         if results.task is None:
@@ -633,15 +642,16 @@ def _many_body(results, confidence, method, highlight=None):
     return sections, figures, vectors
 
 
-def _body(results, target, confidence, method, budget=None):
-    """The sections after the checklist, and their figures."""
+def _body(results, target, confidence, method, budget=None, vectors=None,
+          highlight=None):
+    """The sections after the checklist, and their figures (PNG; PDF too in
+    `vectors`, a dict, unless None)."""
     if results.task is not None or (len(results.models) > 2
                                     and results.runs is None):
-        return _many_body(results, confidence, method)
+        return _many_body(results, confidence, method, highlight, vectors)
     import matplotlib
-    import matplotlib.pyplot as plt
 
-    from evp.plot import plot_tuning_curves, score_label, theme, tidy_figure
+    from evp.plot import plot_tuning_curves, score_label, theme
     from evp.tables import (
         budget_table,
         pairwise_comparisons,
@@ -650,7 +660,7 @@ def _body(results, target, confidence, method, budget=None):
     )
 
     score_name, minimize = results.score_name, results.minimize
-    figures, vectors, sections = {}, {}, []
+    figures, sections = {}, []
     drawn = ((("anytime", {"confidence": confidence}),) if results.runs is not None
              else (("curves", {"std": True}),
                    ("bands", {"std": False, "method": method,
@@ -658,21 +668,7 @@ def _body(results, target, confidence, method, budget=None):
     with matplotlib.rc_context(theme()):
         for name, options in drawn:
             axes = plot_tuning_curves(results, **options)
-            figure = np.ravel(axes)[0].figure
-            # The same check as every saved figure: a legend on the data moves
-            # beside its panel, and what still runs together is said in a note.
-            crowded = tidy_figure(figure)
-            if crowded:
-                warnings.warn(f"the {name} figure: {crowded[0][0]} overlaps "
-                              f"{crowded[0][1]}", UserWarning, stacklevel=2)
-            buffer, vector = io.BytesIO(), io.BytesIO()
-            figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-            # No creation date, so that the same results write the same file.
-            figure.savefig(vector, format="pdf", bbox_inches="tight",
-                           metadata={"CreationDate": None})
-            plt.close(figure)
-            figures[name] = buffer.getvalue()
-            vectors[name] = vector.getvalue()
+            _picture(np.ravel(axes)[0].figure, name, figures, vectors)
     if results.runs is not None:
         word = "lowest" if minimize else "best"
         sections.append((f"Median {word} {score_name} so far across the runs, with "

@@ -196,7 +196,13 @@ class Results:
     def _present(self, frame) -> list[str]:
         if self.group is None:
             return [str(self.name or self.score)]
-        return list(dict.fromkeys(frame[self.group].astype(str)))
+        return [str(m) for m in pd.unique(frame[self.group].astype(str).to_numpy())]
+
+    @cached_property
+    def _models(self) -> tuple[str, ...]:
+        # Read once: a frame of many rounds is not walked for every question.
+        return (tuple(self.model_order) if self.model_order is not None
+                else tuple(self._present(self.frame)))
 
     # ------------------------------------------------------------ making them
 
@@ -244,15 +250,15 @@ class Results:
     @property
     def models(self) -> list[str]:
         """The models, in order."""
-        return (list(self.model_order) if self.model_order is not None
-                else self._present(self.frame))
+        return list(self._models)
 
     @property
     def tasks(self) -> list[str]:
         """The tasks, in order of first appearance; ``[]`` without a task column."""
         if self.task is None:
             return []
-        return list(dict.fromkeys(self.frame[self.task].astype(str)))
+        return [str(t) for t in pd.unique(self.frame[self.task].astype(str)
+                                          .to_numpy())]
 
     def by_task(self) -> dict[str, Results]:
         """{task: the Results of that task's rounds}, in order; each without a task

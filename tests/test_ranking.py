@@ -3,7 +3,7 @@ under the null, the best set's simultaneous coverage, on continuous and tied sco
 the pieces against peers (statsmodels' Holm and Wilson, scipy's Wilcoxon) and brute
 force; the task role."""
 
-import warnings
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -11,7 +11,17 @@ import pytest
 from scipy import stats
 
 import evp
-from evp.multiple import best_set_mask, holm, ranks, wilcoxon_holm, win_rate
+from evp.multiple import (
+    best_set_mask,
+    holm,
+    model_bands,
+    oriented_edges,
+    ranks,
+    simulate_many,
+    true_median_curves,
+    wilcoxon_holm,
+    win_rate,
+)
 from evp.ranking import (
     budget_changes,
     pairs_across_tasks,
@@ -22,14 +32,10 @@ from evp.ranking import (
 )
 
 BUDGETS = [1, 2, 3, 5, 10]
-REPS = 200
+WORLDS = 2000
 CONFIDENCE = 0.8
 # Three standard errors of a rate near the nominal 0.2.
-SLACK = 3 * np.sqrt(0.2 * 0.8 / REPS)
-
-
-def _any_strong(table) -> bool:
-    return bool((table["evidence"] == "strong").any())
+SLACK = 3 * np.sqrt(0.2 * 0.8 / WORLDS)
 
 
 def _true_median_best(mu: float, k: int, step: float = 0) -> float:
@@ -42,63 +48,73 @@ def _true_median_best(mu: float, k: int, step: float = 0) -> float:
     return float(grid[np.argmax(cdf ** k >= 0.5)])
 
 
-@pytest.mark.parametrize("tied", [False, True], ids=["continuous", "tied"])
-def test_familywise_error_of_strong_verdicts_under_the_null(tied):
+def _law(mu: float, step: float = 0, size: int = 200_000) -> np.ndarray:
+    """A truth as simulate_many takes it: many draws of N(mu, 1) (rounded)."""
+    draws = np.random.default_rng(int(1000 * mu) % 997).normal(mu, 1, size)
+    return np.round(draws / step) * step if step else draws
+
+
+@pytest.mark.parametrize("step", [0, 0.1, 1])
+def test_true_median_curves_match_the_formulas(step):
+    got = true_median_curves([_law(0.3, step)], BUDGETS)[0]
+    expected = [_true_median_best(0.3, k, step) for k in BUDGETS]
+    np.testing.assert_allclose(got, expected, atol=0.02 if not step else 1e-9)
+
+
+@pytest.mark.parametrize("step", [0, 0.1], ids=["continuous", "tied"])
+def test_familywise_error_under_the_null(step):
     """Ten models of 12 rounds, one distribution: any strong verdict, at any pair
-    and budget, is an error; it happens at most 1 - confidence of the time once
-    adjusted, while the unadjusted verdicts err more often (the power the
-    adjustment costs). The event behind the promise, every band holding at every
-    budget, is measured against the exact truth too: without the adjustment it
-    fails far more often than 1 - confidence."""
-    rng = np.random.default_rng(1)
-    step = 0.1 if tied else 0
-    truth = np.array([_true_median_best(0.0, k, step) for k in BUDGETS])
-    adjusted = unadjusted = missed = 0
-    for _ in range(REPS):
-        draws = rng.normal(size=(10, 12))
-        if tied:
-            draws = np.round(draws, 1)
-        scores = {f"m{i}": row for i, row in enumerate(draws)}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # the tie warning
-            adjusted += _any_strong(evp.compare_all(scores, BUDGETS, CONFIDENCE))
-            unadjusted += _any_strong(evp.compare_all(scores, BUDGETS, CONFIDENCE,
-                                                      adjust=None))
-            found = evp.best_set(scores, BUDGETS, CONFIDENCE)
-        missed += bool(np.any((found.lower.to_numpy() > truth[:, None] + 1e-9)
-                              | (found.upper.to_numpy() < truth[:, None] - 1e-9)))
-    print(f"any strong verdict under the null: adjusted {adjusted / REPS:.3f}, "
-          f"unadjusted {unadjusted / REPS:.3f}; some band misses "
-          f"{missed / REPS:.3f}")
-    assert adjusted / REPS <= 1 - CONFIDENCE + SLACK
-    assert missed / REPS <= 1 - CONFIDENCE + SLACK
-    assert unadjusted > adjusted
+    and budget, is an error, at most 1 - confidence of the time once adjusted.
+    The event behind the promise, every band holding at every budget, is at least
+    nominal adjusted, and below nominal without the adjustment: the test can
+    tell the two apart."""
+    law = _law(0.0, step)
+    adjusted = simulate_many([law] * 10, 12, BUDGETS, CONFIDENCE, worlds=WORLDS,
+                             rng=1)
+    plain = simulate_many([law] * 10, 12, BUDGETS, CONFIDENCE, worlds=WORLDS,
+                          rng=1, adjust=None)
+    print(f"null, step {step}: any wrong strong {adjusted['wrong_strong']:.3f} "
+          f"(unadjusted {plain['wrong_strong']:.3f}); bands hold "
+          f"{adjusted['bands_hold']:.3f} (unadjusted {plain['bands_hold']:.3f})")
+    assert adjusted["wrong_strong"] <= 1 - CONFIDENCE + SLACK
+    assert adjusted["bands_hold"] >= CONFIDENCE - SLACK
+    assert plain["bands_hold"] < CONFIDENCE - SLACK
+    assert plain["wrong_strong"] > adjusted["wrong_strong"]
 
 
-@pytest.mark.parametrize("tied", [False, True], ids=["continuous", "tied"])
-def test_best_set_covers_the_best_model_at_every_budget_at_once(tied):
-    """Four models, two sharing the best distribution, one close behind: the true
-    best (every model attaining the best true median curve) lies in the set at all
-    budgets at once at least `confidence` of the time."""
-    mus = np.array([0.0, 0.0, -0.3, -1.0])
-    truth = np.array([[_true_median_best(mu, k, 1 if tied else 0) for k in BUDGETS]
-                      for mu in mus])
-    best = truth >= truth.max(axis=0) - 1e-12
-    rng = np.random.default_rng(2)
-    covered, sizes = 0, []
-    for _ in range(REPS):
-        draws = rng.normal(mus[:, None], 1.0, size=(4, 40))
-        if tied:
-            draws = np.round(draws)
-        scores = {f"m{i}": row for i, row in enumerate(draws)}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # the tie warning
-            found = evp.best_set(scores, BUDGETS, CONFIDENCE).frame.to_numpy().T
-        covered += bool(np.all(found[best]))
-        sizes.append(found.sum(axis=0).mean())
-    print(f"best-set coverage {covered / REPS:.3f}, mean size {np.mean(sizes):.2f}")
-    assert covered / REPS >= CONFIDENCE - SLACK
-    assert np.mean(sizes) < 4  # it does leave models out
+@pytest.mark.parametrize("step", [0, 1], ids=["continuous", "tied"])
+def test_best_set_covers_the_best_model_at_every_budget_at_once(step):
+    """Four models, two sharing the best distribution, one close behind: every
+    truly best model lies in the set at all budgets at once at least
+    `confidence` of the time, and the set does leave models out."""
+    laws = [_law(mu, step) for mu in (0.0, 0.0, -0.3, -1.0)]
+    laws[1] = laws[0].copy()  # exactly the same truth: both are best
+    found = simulate_many(laws, 40, BUDGETS, CONFIDENCE, worlds=WORLDS, rng=2)
+    print(f"best set, step {step}: coverage {found['covered']:.3f}, size "
+          f"{found['set_size']:.2f}, bands hold {found['bands_hold']:.3f}")
+    assert found["covered"] >= CONFIDENCE - SLACK
+    assert found["bands_hold"] >= CONFIDENCE - SLACK
+    assert found["set_size"] < 4
+
+
+def test_the_public_functions_read_the_same_bands():
+    """best_set and compare_all on one world each agree with the cores that
+    simulate_many measures: the same adjusted bands, the same set, the same
+    strong verdicts."""
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        scores = {m: rng.normal(mu, 1, 30)
+                  for m, mu in zip("abcd", (0, 0.5, 1, 1.5), strict=True)}
+        found = evp.best_set(scores, BUDGETS, CONFIDENCE)
+        bands = model_bands(scores, BUDGETS, 1 - (1 - CONFIDENCE) / 4)
+        lower, _, upper = oriented_edges(bands)
+        np.testing.assert_array_equal(found.frame.to_numpy().T,
+                                      best_set_mask(lower, upper))
+        table = evp.compare_all(scores, BUDGETS, CONFIDENCE)
+        for (i, a), (j, b) in itertools.permutations(enumerate("abcd"), 2):
+            rows = table[(table.a == a) & (table.b == b)]
+            np.testing.assert_array_equal(rows.evidence == "strong",
+                                          lower[i] > upper[j])
 
 
 def test_a_pairs_verdict_depends_on_its_own_scores_and_the_count_only():
@@ -114,7 +130,8 @@ def test_a_pairs_verdict_depends_on_its_own_scores_and_the_count_only():
 
 def test_unadjusted_labels_are_compares_and_adjusted_ones_are_at_bonferroni():
     rng = np.random.default_rng(4)
-    scores = {m: rng.normal(mu, 1, 50) for m, mu in zip("abc", (0.8, 0, -0.2))}
+    scores = {m: rng.normal(mu, 1, 50)
+              for m, mu in zip("abc", (0.8, 0, -0.2), strict=True)}
     table = evp.compare_all(scores, BUDGETS, adjust=None)
     adjusted = evp.compare_all(scores, BUDGETS)
     for a, b in [("a", "b"), ("c", "a")]:
@@ -131,8 +148,8 @@ def test_baseline_mode_gives_the_pairs_with_the_baseline_only():
     rng = np.random.default_rng(5)
     scores = {m: rng.normal(size=30) for m in "abcd"}
     table = evp.compare_all(scores, [1, 2], baseline="b")
-    assert set(zip(table.a, table.b)) == {("a", "b"), ("b", "a"), ("c", "b"),
-                                          ("b", "c"), ("d", "b"), ("b", "d")}
+    assert set(zip(table.a, table.b, strict=True)) == {
+        ("a", "b"), ("b", "a"), ("c", "b"), ("b", "c"), ("d", "b"), ("b", "d")}
     with pytest.raises(ValueError, match="baseline='z' is not one of"):
         evp.compare_all(scores, [1], baseline="z")
 

@@ -27,7 +27,7 @@ import math
 import os
 import time
 import warnings
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +45,7 @@ def _log_uniform(rng, low, high):
 
 
 def _log_int(rng, low, high):
-    return int(round(_log_uniform(rng, low, high + 0.499)))
+    return round(_log_uniform(rng, low, high + 0.499))
 
 
 SPACES = {
@@ -90,7 +90,7 @@ def sample_config(model: str, rng: np.random.Generator) -> dict:
     return SPACES[model](rng)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_task(task: str):
     """(X_train, X_valid, y_train, y_valid) of a task, split once with seed 0."""
     from sklearn import datasets
