@@ -262,3 +262,41 @@ def test_task_role_tests_exchangeability_task_by_task():
     assert set(results.exchangeability) == {f"t{t}/{m}" for t in range(2)
                                             for m in ("fast", "slow", "flat")}
     assert set(results.by_task()["t1"].exchangeability) == {"fast", "slow", "flat"}
+
+
+def test_one_optuna_study_per_task(tmp_path):
+    optuna = pytest.importorskip("optuna")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    url = f"sqlite:///{tmp_path / 'studies.db'}"
+    for task in ("iris", "wine"):
+        study = optuna.create_study(study_name=task, storage=url,
+                                    direction="maximize",
+                                    sampler=optuna.samplers.RandomSampler(seed=0))
+        study.optimize(lambda t: t.suggest_float("x", 0, 1) + (
+            0.3 if t.suggest_categorical("model", ["a", "b"]) == "a" else 0),
+            n_trials=12)
+    results = evp.read_results(url, study="all", task="study", group="params_model")
+    assert results.tasks == ["iris", "wine"]
+    assert {t: sorted(r.models) for t, r in results.by_task().items()} == {
+        "iris": ["a", "b"], "wine": ["a", "b"]}
+
+
+def test_compare_command_with_many_models_and_tasks(tmp_path):
+    from evp.cli import main
+
+    rng = np.random.default_rng(12)
+    path = tmp_path / "study.csv"
+    _many_tasks(rng).to_csv(path, index=False)
+    assert main(["compare", str(path), "--score", "acc", "--group", "model",
+                 "--task", "task", "--ns", "1,5,20",
+                 "--out", str(tmp_path / "ranks.csv")]) == 0
+    ranked = pd.read_csv(tmp_path / "ranks.csv")
+    assert list(ranked.groupby("n").head(1)["model"]) == ["fast", "slow", "slow"]
+    one = tmp_path / "one.csv"
+    frame = pd.read_csv(path)
+    frame[frame.task == "t1"].to_csv(one, index=False)
+    assert main(["compare", str(one), "--score", "acc", "--group", "model",
+                 "--all", "--ns", "1,5", "--out", str(tmp_path / "pairs.csv")]) == 0
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    assert set(pairs.columns) >= {"a", "b", "n", "evidence", "band confidence"}
+    assert len(pairs) == 3 * 2 * 2  # ordered pairs × budgets

@@ -203,7 +203,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         a study of their own (``Results.by_task``), tested for exchangeability
         task by task, and the many-task views (:mod:`evp.ranking`) compare the
         models across them. A folder of ``evp search`` trials with one
-        subfolder per task sets it (column ``task``).
+        subfolder per task sets it (column ``task``); several Optuna studies,
+        one per task, are read with ``task="study"`` and the model's column as
+        `group` (a parameter, ``params_model``).
     sep : str, optional
         The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
         ``|`` that splits every line of the file's start into the same number of
@@ -317,6 +319,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
                 group = "tuner"
             elif group is None:
                 name = str(base.frame["tuner"].iloc[0])
+        elif base.group is not None and task == base.group:
+            pass  # several studies, one task each: the models are in `group`
         elif base.group is not None and group is None:
             group = base.group  # several studies, one model each
         elif base.group is not None:
