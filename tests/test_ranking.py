@@ -300,3 +300,12 @@ def test_compare_command_with_many_models_and_tasks(tmp_path):
     pairs = pd.read_csv(tmp_path / "pairs.csv")
     assert set(pairs.columns) >= {"a", "b", "n", "evidence", "band confidence"}
     assert len(pairs) == 3 * 2 * 2  # ordered pairs × budgets
+
+
+def test_tasks_pooled_without_a_task_role_are_said():
+    frame = pd.DataFrame({"acc": [0.1, 0.2, 0.3, 0.4], "model": list("abab"),
+                          "dataset": ["x", "x", "y", "y"]})
+    pooled = evp.read_results(frame, score="acc", group="model")
+    assert any("pass task='dataset'" in w for w in pooled.warnings)
+    judged = evp.read_results(frame, score="acc", group="model", task="dataset")
+    assert not judged.warnings

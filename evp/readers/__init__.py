@@ -376,7 +376,32 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         failed=tuple(int(i) + 1 for i in kept_failed), failures=failed,
         dropped=tuple(dropped), source=origin,
         tuner=base.tuner if base is not None else None, name=name)
-    return _checked_exchangeability(results)
+    return _checked_exchangeability(_pooled_tasks(results))
+
+
+# Columns that usually say which task (data set) a round was run on.
+_TASK_NAMES = ("task", "tasks", "dataset", "data_set", "datasets", "benchmark",
+               "problem", "environment", "env")
+
+
+def _pooled_tasks(results: Results) -> Results:
+    """A column named like a task, with several values, and no task role: each
+    model's rounds on every task are pooled into one search, which is not one
+    distribution; said as a warning wherever the results are shown."""
+    if results.task is not None:
+        return results
+    for column in results.frame.columns:
+        if str(column).lower() not in _TASK_NAMES or column == results.group:
+            continue
+        values = results.frame[column].dropna().astype(str).unique()
+        if len(values) > 1:
+            shown = ", ".join(values[:4]) + (", …" if len(values) > 4 else "")
+            return results.replace(warnings=(*results.warnings, (
+                f"column {column!r} looks like it names tasks ({len(values)} "
+                f"values: {shown}), and each model's rounds on all of them are "
+                f"pooled as one search; pass task={column!r} (--task {column}) to "
+                "judge each task and compare across them")))
+    return results
 
 
 def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial,
