@@ -1525,8 +1525,8 @@ def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
 
 def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
     """The aggregate median tuning curve on each task's scale, with its band
-    (:func:`evp.ranking.rank_table`), for the models named as in
-    :func:`plot_ranks`.
+    (:func:`evp.ranking.rank_table`) where the band is bounded, for the models
+    named as in :func:`plot_ranks`.
 
     Returns
     -------
@@ -1543,9 +1543,14 @@ def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
     for model, color in zip(named, _colors(PALETTE, len(named)), strict=False):
         part = ranked[ranked["model"] == model].sort_values("n")
         n = part["n"].to_numpy(float)
-        low = np.clip(part["scaled lower"].to_numpy(float), -1, 1.5)
-        high = np.clip(part["scaled upper"].to_numpy(float), -1, 1.5)
-        ax.fill_between(n, low, high, color=color, alpha=0.12, linewidth=0)
+        low = part["scaled lower"].to_numpy(float)
+        high = part["scaled upper"].to_numpy(float)
+        # An open edge (too few rounds to bound the best of n) is not drawn as
+        # if it were a number: the band stops where it opens.
+        bounded = np.isfinite(low) & np.isfinite(high)
+        ax.fill_between(n, np.where(bounded, low, np.nan),
+                        np.where(bounded, high, np.nan), color=color, alpha=0.12,
+                        linewidth=0)
         ax.plot(n, part["scaled median"], color=color, marker="o", markersize=3,
                 linewidth=2.4 if model in _highlighted(named, highlight) else 1.4,
                 label=model)
@@ -1594,3 +1599,70 @@ def plot_ranking(table, *, highlight=None, y: str = "score"):
     if "mean rank" in table:
         return plot_ranks(table, highlight=highlight)
     return plot_verdict_matrix(table, highlight=highlight)
+
+
+def _cliques(order: list, differ: set) -> list[tuple[int, int]]:
+    """Maximal runs i..j of models in rank order in which no pair differs."""
+    runs = []
+    for i in range(len(order)):
+        j = i
+        while j + 1 < len(order) and not any(
+                frozenset((order[k], order[j + 1])) in differ for k in range(i, j + 1)):
+            j += 1
+        if j > i and not any(a <= i and j <= b for a, b in runs):
+            runs.append((i, j))
+    return runs
+
+
+def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
+    """A critical-difference-style figure at budget `n`: the models on their mean
+    rank across tasks (:func:`evp.ranking.rank_table`), and a bar joining each
+    maximal group of models that no test tells apart, the tests being each pair's
+    Wilcoxon signed-rank test across tasks with Holm over the pairs
+    (:func:`evp.ranking.pairs_across_tasks`'s ``differ``), not the differences of
+    mean ranks.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    at = ranked[ranked["n"] == n].sort_values("mean rank")
+    if at.empty:
+        raise ValueError(f"n={n} is not one of the table's budgets: "
+                         f"{sorted(set(ranked['n']))}")
+    order = list(at["model"])
+    here = pairs[(pairs["n"] == n) & pairs["differ"]]
+    differ = {frozenset(p) for p in here[["a", "b"]].itertuples(index=False)}
+    groups = _cliques(order, differ)
+    count = len(order)
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(6.4, 1.4 + 0.22 * count + 0.15 * len(groups)),
+                                 layout="constrained")
+    marked = _highlighted(order, highlight)
+    ranks_ = at["mean rank"].to_numpy(float)
+    left = [i for i in range(count) if i < (count + 1) // 2]
+    for i, (model, rank) in enumerate(zip(order, ranks_, strict=True)):
+        side = i in left
+        y = -(i if side else count - 1 - i) - 1
+        x_text = 0.5 if side else count + 0.5
+        ax.plot([rank, rank, x_text], [0, y, y], color="0.3", linewidth=0.8)
+        ax.text(x_text + (-0.1 if side else 0.1), y, f"{model} ({rank:.2f})",
+                ha="right" if side else "left", va="center", fontsize="small",
+                fontweight="bold" if model in marked else "normal")
+    for g, (i, j) in enumerate(groups):
+        y = 0.35 + 0.3 * g
+        ax.plot([ranks_[i] - 0.05, ranks_[j] + 0.05], [y, y], color=PALETTE[0],
+                linewidth=3, solid_capstyle="round")
+    ax.set_xlim(count + 0.5, 0.5)  # rank 1, the best, on the right
+    ax.set_ylim(-(count + 1) // 2 - 1, 0.6 + 0.3 * len(groups))
+    ax.spines[["left", "right", "bottom"]].set_visible(False)
+    ax.xaxis.set_ticks_position("top")
+    ax.set_yticks([])
+    ax.set_xticks(range(1, count + 1))
+    ax.grid(False)
+    ax.set_title(f"Mean rank at n = {n}; bars join models no test tells apart",
+                 fontsize="medium", pad=22)
+    return ax

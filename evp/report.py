@@ -545,10 +545,12 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
     best, the family-wise verdicts, and across tasks the ranks and aggregate
     curves; a few sentences for what matters, written from the same tables."""
     import matplotlib
+    import matplotlib.pyplot as plt
 
     from evp.plot import (
         plot_aggregate,
         plot_best_set,
+        plot_critical_difference,
         plot_ranks,
         plot_verdict_matrix,
         theme,
@@ -635,6 +637,15 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         _picture(plot_ranks(ranked, highlight=highlight).figure, "ranks", figures,
                  vectors)
         sections.append(("Ranks by budget", "ranks"))
+        budgets = sorted(set(ranked["n"]))
+        figure, axes = plt.subplots(
+            1, 2, figsize=(13, 1.6 + 0.13 * models), layout="constrained")
+        for ax, n in zip(axes, (budgets[0], budgets[-1]), strict=True):
+            plot_critical_difference(ranked, pairs, n, highlight=highlight, ax=ax)
+        _picture(figure, "critical-difference", figures, vectors)
+        sections.append(("Mean ranks at the smallest and largest budgets; bars join "
+                         "the models no test tells apart (Wilcoxon, Holm)",
+                         "critical-difference"))
         _picture(plot_aggregate(ranked, highlight=highlight).figure, "aggregate",
                  figures, vectors)
         sections.append(("Aggregate tuning curves on each task's scale",
