@@ -133,6 +133,9 @@ def student_version(source: Path, target: Path) -> None:
 #: Cells with this tag stay out of a classroom notebook's student version: running
 #: it on one's own results, and the claims tables.
 TEACHER_ONLY = "teacher-only"
+#: A line of a parameters cell from which on the parameters concern one's own
+#: results: the student version stops the cell there.
+OWN_RESULTS = "# On your own results"
 
 
 def _clear_solution(source: str, markdown: bool) -> str:
@@ -155,14 +158,18 @@ def _clear_solution(source: str, markdown: bool) -> str:
 
 def classroom_student_version(source: Path, target: Path) -> None:
     """A classroom notebook as students get it: the exercises' solutions cleared,
-    the cells tagged ``teacher-only`` left out, every output cleared (students run
-    it), the title marked as the student version."""
+    the cells tagged ``teacher-only`` left out (and the parameters on one's own
+    results, from the line that starts with `OWN_RESULTS`), every output cleared
+    (students run it), the title marked as the student version."""
     nb = nbformat.read(source, as_version=4)
     cells = []
     for cell in nb.cells:
         if TEACHER_ONLY in cell.metadata.get("tags", []):
             continue
-        cell.source = "\n".join(line for line in cell.source.splitlines()
+        lines = cell.source.splitlines()
+        cut = [i for i, line in enumerate(lines) if line.startswith(OWN_RESULTS)]
+        lines = lines[:cut[0]] if cut else lines
+        cell.source = "\n".join(line for line in lines
                                 if line.strip() != "# NBVAL_CHECK_OUTPUT")
         if "BEGIN SOLUTION" in cell.source:
             cell.source = _clear_solution(cell.source, cell.cell_type == "markdown")

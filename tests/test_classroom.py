@@ -95,7 +95,7 @@ def test_the_student_version_has_no_solutions_outputs_or_teacher_cells(students,
                 if "teacher-only" in c.metadata.get("tags", [])]
     # No set-up code for one's own results, no claims table.
     assert "load_results(" not in text and "report_claims(" not in text
-    assert "results_path is not None" not in text
+    assert "results_path" not in text and "evp run" not in text
     assert student.cells[0].source.splitlines()[0].endswith("(student version)")
     # The parameters cell stays first among the code cells, tagged, for papermill.
     first_code = next(c for c in student.cells if c.cell_type == "code")
