@@ -1,0 +1,29 @@
+"""The long fuzz run: tests/test_fuzz.py with many random examples per reader
+(the CI run draws 25 each, the same every time), and how long it took.
+
+    python benchmarks/fuzz_long.py [EXAMPLES]      # default 2000 per test
+
+Any example that gives a traceback, an exit status other than 0 or 2, an error
+of more than one line or a changed input fails, and hypothesis prints the
+smallest input it found.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+if __name__ == "__main__":
+    examples = sys.argv[1] if len(sys.argv) > 1 else "2000"
+    env = dict(os.environ, EVP_FUZZ_EXAMPLES=examples, EVP_FUZZ_RANDOM="1")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_fuzz.py",
+                           "-q", "-p", "no:cacheprovider",
+                           "--hypothesis-show-statistics"], cwd=ROOT, env=env)
+    seconds = time.perf_counter() - start
+    print(f"fuzz: {examples} examples per test, 7 tests, {seconds:.0f} s, "
+          f"{'passed' if done.returncode == 0 else 'FAILED'}")
+    sys.exit(done.returncode)

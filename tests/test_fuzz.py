@@ -1,0 +1,253 @@
+"""Fuzzing every reader through the command line: random bytes under every
+extension, random delimited text and JSON Lines of random shapes, W&B exports
+with random states, Ray Tune folders with random reports, random model names.
+
+The only outcomes allowed: exit status 0, or 2 with a one-line error; never a
+traceback (status 3 is evp's own catch of an unexpected exception: a bug), and
+never a changed input (every file under the input's folder checksummed).
+
+A few tens of seconds by default (examples chosen the same way every run); a
+longer, random run: ``EVP_FUZZ_EXAMPLES=2000 EVP_FUZZ_RANDOM=1 pytest
+tests/test_fuzz.py`` (``benchmarks/fuzz_long.py`` runs it and reports the time).
+"""
+
+import bz2
+import contextlib
+import csv
+import gzip
+import hashlib
+import io
+import json
+import lzma
+import os
+import string
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evp.cli import _shown, _speak_cli, main
+
+EXAMPLES = int(os.environ.get("EVP_FUZZ_EXAMPLES", "25"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                derandomize=not os.environ.get("EVP_FUZZ_RANDOM"),
+                suppress_health_check=[HealthCheck.too_slow,
+                                       HealthCheck.data_too_large,
+                                       HealthCheck.filter_too_much])
+
+SUFFIXES = [".csv", ".tsv", ".tab", ".txt", ".jsonl", ".ndjson", ".csv.gz",
+            ".csv.bz2", ".csv.xz", ".jsonl.gz", ".parquet", ".db", ".sqlite", ".pkl",
+            ".zip", ".weird", ""]
+COMPRESS = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
+
+# Names a user's column or model might have, hostile ones among them.
+NAMES = st.one_of(
+    st.sampled_from(["model", "acc", "val_loss", "state", "status", "trial",
+                     "seconds", "lr", "name", "accuracy", "neg_log_loss", "score",
+                     "C:\\runs\\bert", "\\input{x}", "a\nb", "<b>x</b>", "[x](y)",
+                     "x\x1b[31m", "é", " ", "model.1", "Name", "State", "Created",
+                     "Runtime", "mean_test_score", "rank_test_score",
+                     "split0_test_score", "summary"]),
+    st.text(min_size=0, max_size=8))
+CELLS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-10**6, 10**6),
+    st.sampled_from(["85%", "1,234", "0,85", "2024-01-01", "2024-01-01T10:00:00Z",
+                     "crashed", "finished", "running", "failed", "", "nan", "-inf",
+                     "NA", "null", "True", "model", "acc", "{'a': 1}", "1e999",
+                     "9" * 50, "\\", '"']),
+    st.text(max_size=6))
+STATES = st.one_of(st.sampled_from(["finished", "crashed", "failed", "killed",
+                                    "running", "pending", "preempted", "Finished",
+                                    ""]), st.text(max_size=5))
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.floats(allow_nan=False),
+              st.integers(-10**9, 10**9), st.text(max_size=6)),
+    lambda children: st.one_of(st.lists(children, max_size=3),
+                               st.dictionaries(NAMES, children, max_size=3)),
+    max_leaves=8)
+
+
+def tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest()
+                                         if p.is_file() else "folder")
+            for p in sorted(folder.rglob("*"))}
+
+
+def check(folder: Path, *args) -> None:
+    """Run evp on the input in `folder`: exit 0, or 2 with one line of error;
+    no traceback; the folder as it was."""
+    before = tree(folder)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as exit:  # argparse: one line, status 2
+            status = exit.code
+    text = err.getvalue()
+    assert "Traceback" not in text, text
+    assert status in (0, 2), f"status {status}: {text}"
+    if status == 2:
+        errors = [line for line in text.splitlines()
+                  if line.startswith("evp ") and ": warning:" not in line]
+        assert len(errors) == 1, text
+    assert tree(folder) == before
+
+
+def _options(columns: list[str], draw) -> list[str]:
+    """Random roles and options for `evp curve`."""
+    options = ["--score", draw(st.sampled_from([*columns, "acc"]))]
+    if draw(st.booleans()):
+        options += ["--group", draw(st.sampled_from([*columns, "model"]))]
+    if draw(st.booleans()):
+        options += ["--failed", draw(st.sampled_from(["drop", "worst", "error"]))]
+    if draw(st.booleans()):
+        options += [draw(st.sampled_from(["--minimize", "--maximize", "--pool"]))]
+    if draw(st.integers(0, 5)) == 0:
+        options += ["--sep", draw(st.sampled_from(["", ",", ";", "::", "\\t", "ab",
+                                                   '"', "\n"]))]
+    return ["--ns", "1,2", *options]
+
+
+@FUZZ
+@given(data=st.binary(max_size=600), suffix=st.sampled_from(SUFFIXES),
+       options=st.data())
+def test_random_bytes_under_every_extension(data, suffix, options):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"results{suffix}"
+        path.write_bytes(data)
+        check(Path(folder), "curve", path, *_options(["acc", "model"], options.draw))
+
+
+@FUZZ
+@given(columns=st.lists(NAMES, min_size=1, max_size=5),
+       rows=st.lists(st.lists(CELLS, min_size=0, max_size=6), max_size=25),
+       delimiter=st.sampled_from([",", ";", "\t", "|"]),
+       suffix=st.sampled_from([".csv", ".tsv", ".txt", ".csv.gz", ".csv.xz"]),
+       encoding=st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "latin-1"]),
+       options=st.data())
+def test_random_delimited_text(columns, rows, delimiter, suffix, encoding, options):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=delimiter)
+    writer.writerow(columns)
+    writer.writerows(rows)
+    try:
+        data = buffer.getvalue().encode(encoding)
+    except UnicodeEncodeError:
+        data = buffer.getvalue().encode("utf-8")
+    if suffix[-3:] in COMPRESS or suffix[-4:] in COMPRESS:
+        data = COMPRESS[Path(suffix).suffix](data)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"results{suffix}"
+        path.write_bytes(data)
+        check(Path(folder), "curve", path, *_options(columns, options.draw))
+
+
+@FUZZ
+@given(lines=st.lists(st.one_of(
+           st.dictionaries(NAMES, JSON, max_size=5).map(json.dumps),
+           JSON.map(json.dumps), st.text(max_size=10)), max_size=20),
+       options=st.data())
+def test_random_json_lines(lines, options):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "results.jsonl"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        keys = sorted({k for line in lines for k in _keys(line)}) or ["acc"]
+        check(Path(folder), "curve", path, *_options(keys, options.draw))
+
+
+def _keys(line: str) -> list[str]:
+    with contextlib.suppress(ValueError):
+        value = json.loads(line)
+        if isinstance(value, dict):
+            return list(value)
+    return []
+
+
+@FUZZ
+@given(states=st.lists(STATES, min_size=1, max_size=15),
+       scores=st.lists(st.one_of(st.floats(0, 1), st.none(), st.text(max_size=3)),
+                       min_size=15, max_size=15),
+       created=st.lists(st.one_of(st.just("2025-01-01T00:00:00Z"),
+                                  st.datetimes().map(lambda d: d.isoformat()),
+                                  st.text(max_size=4)), min_size=15, max_size=15),
+       options=st.data())
+def test_random_wandb_exports(states, scores, created, options):
+    rows = [{"Name": f"run-{i}", "State": state, "Created": created[i],
+             "Runtime": i, "val_acc": scores[i]} for i, state in enumerate(states)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "wandb_export.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, list(rows[0]), quoting=csv.QUOTE_ALL)
+            writer.writeheader()
+            writer.writerows(rows)
+        policy = options.draw(st.sampled_from([[], ["--failed", "drop"],
+                                               ["--failed", "worst"]]))
+        check(Path(folder), "curve", path, "--score", "val_acc", "--ns", "1",
+              *policy)
+
+
+@FUZZ
+@given(trials=st.lists(st.lists(st.one_of(
+           st.dictionaries(st.sampled_from(["acc", "trial_id", "config", "x"]),
+                           JSON, max_size=3).map(json.dumps),
+           st.text(max_size=8)), max_size=4), min_size=1, max_size=5),
+       errors=st.lists(st.booleans(), min_size=5, max_size=5),
+       mode=st.sampled_from(["max", "min"]))
+def test_random_ray_tune_folders(trials, errors, mode):
+    with tempfile.TemporaryDirectory() as folder:
+        experiment = Path(folder) / "experiment"
+        experiment.mkdir()
+        for number, lines in enumerate(trials):
+            trial = experiment / f"train_{number:05d}"
+            trial.mkdir()
+            (trial / "result.json").write_text("\n".join(lines))
+            if errors[number]:
+                (trial / "error.txt").write_text("boom")
+        check(Path(folder), "curve", experiment, "--metric", "acc", "--mode", mode,
+              "--ns", "1", "--failed", "worst")
+
+
+@FUZZ
+@given(names=st.lists(st.text(alphabet=string.printable + "é\x1b\\", min_size=1,
+                              max_size=8), min_size=2, max_size=4, unique=True),
+       options=st.data())
+def test_random_model_names(names, options):
+    rows = [{"model": name, "acc": 0.5 + i / 100}
+            for i in range(12) for name in names[i % len(names):][:1]]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "runs.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, ["model", "acc"])
+            writer.writeheader()
+            writer.writerows(rows)
+        check(Path(folder), "curve", path, "--score", "acc", "--group", "model",
+              "--ns", "1,3")
+        said = _shown(_speak_cli("scores_a and scores_b differ",
+                                 {"scores_a": names[0], "scores_b": names[1]}))
+        assert "\n" not in said and "\x1b" not in said
+
+
+@pytest.mark.needs("optuna")
+@FUZZ
+@given(tables=st.lists(st.sampled_from(["studies", "trials", "version_info",
+                                        "experiments", "runs", "metrics", "params",
+                                        "tags", "alembic_version", "foo"]),
+                       unique=True, max_size=6),
+       experiment=st.booleans())
+def test_random_sqlite_files(tables, experiment):
+    import sqlite3
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "store.db"
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            for table in tables:
+                db.execute(f"CREATE TABLE {table} (x)")
+            db.commit()
+        check(Path(folder), "curve", path, "--score", "acc",
+              *(["--experiment", "e"] if experiment else []))
