@@ -147,3 +147,27 @@ def test_plan_refuses_a_model_against_itself(close_models, capsys):
                        "bert", "bert", "--budget", "3"])
     assert status == 2
     assert "both 'bert'" in capsys.readouterr().err
+
+
+def test_plan_and_the_report_say_the_same(tmp_path, capsys):
+    # One question, one number: evp plan's sentence is the report's, word for word
+    # (the same extra rounds, replications and seed).
+    from evp.report import build_report
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"model": ["a"] * 15 + ["b"] * 15,
+                          "acc": np.r_[rng.normal(0.80, 0.03, 15),
+                                       rng.normal(0.83, 0.03, 15)]})
+    path = tmp_path / "pair.csv"
+    frame.to_csv(path, index=False)
+    status = cli.main(["plan", str(path), "--score", "acc", "--group", "model",
+                       "a", "b", "--budget", "2"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    said = out.strip().splitlines()[-1]
+    report = build_report(evp.read_results(path, score="acc", group="model"),
+                          budget=2)
+    settle = next(v for k, v in dict(report.sections).items()
+                  if k.startswith("What would settle"))
+    assert settle == [f"a vs b: {said}."]
+    assert "s.e." in said
