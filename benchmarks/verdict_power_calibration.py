@@ -55,12 +55,14 @@ def _worst(predicted, realised):
                key=lambda pair: abs(pair[0] - pair[1]))
 
 
-def _range_holds(low, high, realised, tolerance=0.05):
+def _range_holds(low, high, realised, tolerance=0.05, least=100):
     """Whether the realised share is at least the low end in every bin of the
     low end and at most the high end in every bin of the high end, within
-    `tolerance`; and the worst such shortfall."""
-    short = [row[3] - row[4] for row in reliability(low, realised)]
-    over = [row[4] - row[3] for row in reliability(high, realised)]
+    `tolerance`, over bins of at least `least` predictions (as on the real
+    grids: a bin of 20 has a standard error near 0.1); and the worst such
+    shortfall."""
+    short = [row[3] - row[4] for row in reliability(low, realised, least=least)]
+    over = [row[4] - row[3] for row in reliability(high, realised, least=least)]
     worst = max(short + over)
     return worst <= tolerance, worst
 
@@ -68,8 +70,9 @@ def _range_holds(low, high, realised, tolerance=0.05):
 def main(worlds=400):
     print(f"{worlds} worlds per family; budget 4; 10, 30 and 100 more rounds pooled;")
     print("worst bin: mean prediction -> realised share, with tails | without")
-    print("range: low end to high end; 'holds' when no bin of the low end lies above,")
-    print("and no bin of the high end below, the realised share by more than 0.05")
+    print("range: low end to high end; 'holds' when no bin (of 100 or more) of the low")
+    print("end lies above, and none of the high end below, the realised share by more")
+    print("than 0.05")
     print(f"{'family':27s} {'realised':>8s} {'with tails':>10s} {'worst bin':>13s} "
           f"{'without':>8s} {'worst bin':>13s} {'range':>12s} {'time':>6s}")
     for name, (draw, largest_gap, observed) in FAMILIES.items():

@@ -576,7 +576,8 @@ def plan(args: argparse.Namespace) -> int:
           "0.34 for near-equal ones); the low end is the "
           f"least chance with each model inside its {args.confidence:.0%} CDF band, "
           "the high end the more hopeful simulated reading (with tails, or "
-          "'if none beyond the extremes')")
+          "'if none beyond the extremes'), which may fall short where scores pile "
+          "up under a ceiling already reached")
     unit = args.cost_unit or cost_unit(results.cost)
     sentence = plan_sentence(table, args.budget, unit=unit)
 
