@@ -27,6 +27,7 @@ NOTEBOOKS = ROOT / "notebooks"
 # Per notebook: small sizes, so that the whole matrix runs in a couple of minutes.
 SMALL = {
     "band_ablations": ["-p", "sample_sizes=6", "-p", "appendix_sizes=96"],
+    "benchmark_study": ["-p", "n_worlds=50", "-p", "sim_rounds=10"],
     "deberta_coverage": ["-p", "n_rounds=256", "-p", "sample_size=20",
                          "-p", "confidences=0.5,0.9", "-p", "n_budgets=20"],
     "deberta_tutorial": ["-p", "sample_size=20", "-p", "n_repeats=50"],
