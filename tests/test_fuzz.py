@@ -198,8 +198,9 @@ def test_random_wandb_exports(states, scores, created, options):
                            JSON, max_size=3).map(json.dumps),
            st.text(max_size=8)), max_size=4), min_size=1, max_size=5),
        errors=st.lists(st.booleans(), min_size=5, max_size=5),
+       params=st.lists(JSON.map(json.dumps), min_size=5, max_size=5),
        mode=st.sampled_from(["max", "min"]))
-def test_random_ray_tune_folders(trials, errors, mode):
+def test_random_ray_tune_folders(trials, errors, params, mode):
     with tempfile.TemporaryDirectory() as folder:
         experiment = Path(folder) / "experiment"
         experiment.mkdir()
@@ -207,6 +208,7 @@ def test_random_ray_tune_folders(trials, errors, mode):
             trial = experiment / f"train_{number:05d}"
             trial.mkdir()
             (trial / "result.json").write_text("\n".join(lines))
+            (trial / "params.json").write_text(params[number])
             if errors[number]:
                 (trial / "error.txt").write_text("boom")
         check(Path(folder), "curve", experiment, "--metric", "acc", "--mode", mode,

@@ -118,6 +118,8 @@ _KEPT_NAMES = ("state", "status", "run_state", "run_status", "trial",
                "round", "model", "models", "model_name", "arm", "method", "system",
                "algorithm", "config", "configuration", "condition", "variant",
                "group", "name", "run_name", "architecture", "task")
+# How much of a file's start is read to sniff its delimiter and decimal mark.
+_SAMPLE_CHARACTERS = 1 << 20
 # What a damaged compressed file raises while it is read.
 _DAMAGED = (EOFError, OSError)
 
@@ -190,18 +192,16 @@ def _sample_lines(path: Path, limit: int = 200, encoding: str = "utf-8") -> list
     opener = _opener(path)
     if opener is None:
         return []  # .zip, .zst: read with the extension's delimiter
-    lines = []
     try:
         with opener(path, "rt", encoding=encoding, errors="replace",
                     newline="") as handle:
-            for line in handle:
-                if line.strip():
-                    lines.append(line.rstrip("\r\n"))
-                if len(lines) >= limit:
-                    break
+            text = handle.read(_SAMPLE_CHARACTERS)  # bounded: a line may be huge
     except _decompression_errors() as exc:
         raise _damaged(path, exc) from None
-    return lines
+    lines = [line for line in re.split(r"\r\n|\r|\n", text) if line.strip()]
+    if len(text) == _SAMPLE_CHARACTERS and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut short
+    return lines[:limit]
 
 
 def _split(lines: list[str], sep: str) -> list[list[str]]:

@@ -364,17 +364,24 @@ def _reports(trial: Path) -> list[dict]:
     results = trial / "result.json"
     if results.is_file():
         reports = []
-        for line in results.read_text(encoding="utf-8").splitlines():
+        for line in results.read_text(encoding="utf-8",
+                                      errors="replace").splitlines():
             if not line.strip():
                 continue
             try:
-                reports.append(json.loads(line))
-            except json.JSONDecodeError:
+                report = json.loads(line)
+            except (ValueError, RecursionError):
                 break  # a line cut short while the trial was being written
+            if not isinstance(report, dict):
+                break  # not a report: what follows is not read either
+            reports.append(report)
         return reports
     progress = trial / "progress.csv"
     if progress.is_file() and progress.stat().st_size:
-        return pd.read_csv(progress).to_dict("records")
+        try:
+            return pd.read_csv(progress).to_dict("records")
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            return []  # unreadable: the trial reported nothing usable
     return []
 
 
@@ -382,9 +389,11 @@ def _config(trial: Path, reports: list[dict]) -> dict:
     params = trial / "params.json"
     if params.is_file():
         try:
-            return json.loads(params.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            pass
+            config = json.loads(params.read_text(encoding="utf-8"))
+        except (ValueError, RecursionError):  # UnicodeDecodeError is one
+            config = None
+        if isinstance(config, dict):
+            return config
     for report in reports:
         if isinstance(report.get("config"), dict):
             return report["config"]
