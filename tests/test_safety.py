@@ -735,3 +735,25 @@ def test_a_big_file_is_read_column_by_column(tmp_path, monkeypatch):
         results = read_results(path, score="acc", group="model")
     assert list(results.frame.columns) == ["model", "acc"]
     np.testing.assert_allclose(results.frame["acc"], frame["acc"])
+
+
+def test_a_second_evp_run_into_one_folder_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "runs.csv"
+    scores_frame().to_csv(path, index=False)
+    out = tmp_path / "out"
+    with exclusive(out):  # another evp run holds it
+        line = one_line_error(*run_cli("run", "deberta_tutorial", path, "--score",
+                                       "acc", "--group", "model", "--out", out),
+                              "run")
+    assert "is in use by evp run of another evp process" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.csv"]
+
+
+def test_a_users_dataframe_is_left_as_it_was():
+    frame = pd.DataFrame({"model": ["a", "b"] * 4, "trial": [0, 0, 1, 1, 2, 2, 3, 3],
+                          "acc": ["85%", "90%", "80%", "70%", "60%", "65%", "75%",
+                                  "81%"], "state": ["finished"] * 7 + ["crashed"]})
+    before = frame.copy()
+    results = read_results(frame, score="acc", group="model", failed="worst")
+    assert results.failed == (8,)
+    pd.testing.assert_frame_equal(frame, before)
