@@ -22,7 +22,8 @@ nbgrader's ``autograde`` and ``generate_feedback``:
     (``RULES``), calls a forbidden helper, or changes what the tests rely on:
     assigns to a module's attribute (``np.isclose = ...``), rebinds a name the
     assignment's set-up cells define as a module, or reaches Python's internals
-    (``exec``, ``globals()``, ``setattr``, dunder attributes, ``get_ipython``).
+    (``exec``, ``globals()``, ``setattr``, dunder attributes, ``get_ipython``),
+    or assigns to any attribute (the assignments need none).
 ``StripAnswerKey``
     For ``generate_feedback``: removes the hidden tests from the feedback and
     shortens the error of a test cell that had any to its message, since the
@@ -231,9 +232,16 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
             if node.attr.startswith("__") and node.attr.endswith("__"):
                 tampering.append(f"line {line} reaches Python's internals "
                                  f"({node.attr})")
-            if (isinstance(node.ctx, (ast.Store, ast.Del)) and _root(node) in modules):
-                tampering.append(f"line {line} changes {ast.unparse(node)}, part of a "
-                                 "module the tests use")
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                # A module's function, or an object passed around: the assignments
+                # need no attribute assignment, so none is trusted.
+                what = ("part of a module the tests use" if _root(node) in modules
+                        else "an attribute of an object")
+                tampering.append(f"line {line} changes {ast.unparse(node)}, {what}")
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in sorted(set(node.names) & (BUILTINS | set(setup_modules))):
+                tampering.append(f"line {line} declares {name} global, to rebind a "
+                                 "name the tests use")
         helpers = set(rules.get("forbidden_names", ()))
         if (isinstance(node, (ast.Import, ast.ImportFrom))
                 and {a.name for a in node.names} & helpers):
