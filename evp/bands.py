@@ -155,11 +155,12 @@ def _warn_if_ties(method: str, **samples: np.ndarray) -> None:
         warnings.warn(
             f"scores contain ties{which}. With ties the {method!r} CDF band "
             "holds with at least the stated confidence (exactly only for "
-            "continuous scores), and only as a step envelope: lower ≤ F(score) and F(just below the score) ≤ "
-            "upper; at a tied score the true CDF may pass the upper bound (so do "
-            "not read the CDF band pointwise there, whatever the method). Tuning-"
-            "curve bands and verdicts need only the envelope: they hold at the "
-            "stated confidence or above.", RuntimeWarning, stacklevel=3)
+            "continuous scores), and only as a step envelope: lower ≤ F(score) "
+            "and F(just below the score) ≤ upper; at a tied score the true CDF "
+            "may pass the upper bound (so do not read the CDF band pointwise "
+            "there, whatever the method). Tuning-curve bands and verdicts need "
+            "only the envelope: they hold at the stated confidence or above.",
+            RuntimeWarning, stacklevel=3)
 
 
 def _cdf_band(x: np.ndarray, confidence: float, method: str) -> CDFBand:
