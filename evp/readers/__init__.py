@@ -113,6 +113,16 @@ _ORDER_COLUMNS = ("trial", "trial_number", "trial_index", "number", "iteration",
 # Random orders of the exchangeability test that every reader runs; seeded, so
 # that the same results say the same p-value.
 _PERMUTATIONS = 9_999
+# At most this many scores permuted in all per test (trials x random orders):
+# a search of a million trials is tested with fewer random orders (at least
+# _FEWEST), said in the note.
+_PERMUTED = 20_000_000
+_FEWEST = 199
+
+
+def _resamples(trials: int) -> int:
+    """The random orders of the exchangeability test for `trials` trials."""
+    return int(min(_PERMUTATIONS, max(_FEWEST, _PERMUTED // max(trials, 1))))
 # Readers that resolve the score's name themselves (a scorer's, a metric's).
 _NAMING_READERS = ("scikit-learn", "mlflow", "wandb")
 _ALPHA = 0.05
@@ -754,7 +764,7 @@ def _checked_exchangeability(results: Results) -> Results:
     runs need no such assumption."""
     if not results.knows_order or results.runs is not None:
         return results
-    pvalues, short = {}, []
+    pvalues, short, used, sizes = {}, [], {}, {}
     # Each task's rounds are a search of their own: tested task by task, keyed
     # "task/model".
     studies = ({"": results} if results.task is None else
@@ -764,8 +774,10 @@ def _checked_exchangeability(results: Results) -> Results:
             if scores.size < 3:
                 short.append(prefix + model)
                 continue
+            used[prefix + model] = _resamples(scores.size)
+            sizes[prefix + model] = scores.size
             pvalues[prefix + model] = exchangeability_test(
-                scores, n_resamples=_PERMUTATIONS, rng=0).pvalue
+                scores, n_resamples=used[prefix + model], rng=0).pvalue
     if not pvalues:
         return results
     where = (f"column {results.order!r}" if results.order is not None
@@ -776,8 +788,13 @@ def _checked_exchangeability(results: Results) -> Results:
     if len(pvalues) > 12:  # many models or tasks: the range, and the alarms below
         shown = (f"on {len(pvalues)} searches, p from {min(pvalues.values()):.3g} "
                  f"to {max(pvalues.values()):.3g}")
+    orders = f"{_PERMUTATIONS:,} random orders"
+    if min(used.values()) < _PERMUTATIONS:  # capped: say so
+        biggest = min(used, key=used.get)
+        orders += (f"; {used[biggest]:,} for the {sizes[biggest]:,} trials of the "
+                   "largest search, so that the test takes seconds")
     note = (f"trials in order ({where}): exchangeability test {shown} "
-            f"({_PERMUTATIONS:,} random orders); every curve, band and verdict "
+            f"({orders}); every curve, band and verdict "
             "assumes the rounds are independent draws, as in random search")
     if short:
         note += f"; not tested with fewer than 3 trials: {', '.join(short)}"
