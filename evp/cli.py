@@ -324,6 +324,8 @@ def curve(args: argparse.Namespace) -> int:
         # One model, named after the file rather than the score.
         results = results.replace(
             name=results.name or _single_model_name(args.results))
+    if results.task is not None:
+        return _curve_by_task(args, results, ns, out)
     if args.tail is not None:
         return _tail(args, results, ns, out)
     if isinstance(ns, list) and results.runs is None:
@@ -352,6 +354,31 @@ def curve(args: argparse.Namespace) -> int:
             else f"Tuning curves ({args.estimator} estimator) and median tuning "
                  "curves")
     return _finish(table, out, draw, _caption(what, results, args))
+
+
+def _curve_by_task(args, results, ns, out) -> int:
+    """evp curve --task: the tuning-curve table of every task, one after another
+    (a ``task`` column first); a figure draws one task at a time."""
+    from evp.tables import tuning_curve_table
+
+    if args.tail is not None or results.runs is not None:
+        raise UsageError("--task: --tail and --runs read one task at a time; run "
+                         "them on one task's rows")
+    if out is not None and out.suffix.lower() not in (".csv", ".tex"):
+        raise UsageError(f"--out {out.name}: a figure draws one task; with --task "
+                         "write the table (.csv or .tex), or draw a task's rows alone")
+    tables = []
+    for task, study in results.by_task().items():
+        table = tuning_curve_table(study, estimator=args.estimator,
+                                   method=args.method, confidence=args.confidence,
+                                   ns="readable" if ns is None else None
+                                   if ns == "all" else ns)
+        table.insert(0, "task", task)
+        tables.append(table)
+    table = pd.concat(tables, ignore_index=True)
+    return _finish(table, out, None, _caption(
+        f"Tuning curves ({args.estimator} estimator) on each of "
+        f"{len(results.tasks)} tasks", results, args))
 
 
 def _tail(args, results, ns, out) -> int:
@@ -542,6 +569,9 @@ def plan(args: argparse.Namespace) -> int:
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
+    if len(results.tasks) > 1:
+        raise UsageError(f"--task: a plan compares two models on one task, and these "
+                         f"results hold {len(results.tasks)}; plan on one task's rows")
     results = results.select([args.a, args.b])
     if results.runs is not None:
         raise UsageError("--runs: plans for repeated runs of an adaptive tuner are "
@@ -712,12 +742,18 @@ def run(args: argparse.Namespace) -> int:
         parameters["models"] = [m.strip() for m in args.models.split(",") if m.strip()]
     if results.minimize or "minimize" in declared:
         parameters["minimize"] = results.minimize
-    for role, parameter in (("runs", "runs_column"), ("order", "order_column")):
+    for role, parameter in (("runs", "runs_column"), ("order", "order_column"),
+                            ("task", "task_column")):
         column = getattr(results, role)
         if column is None:
             continue
         if parameter in declared:
             parameters[parameter] = column
+        elif role == "task" and len(results.tasks) > 1:
+            raise UsageError(f"--task: {name} analyses one task, and these results "
+                             f"hold {len(results.tasks)}; run it on one task's rows, "
+                             "or run benchmark_study (or evp compare, report) to "
+                             "judge every task")
         elif role == "runs":
             raise UsageError(f"--runs: {name} analyses one random search per model; "
                              "repeated runs of a tuner are for adaptive_search (or "

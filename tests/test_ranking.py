@@ -309,3 +309,23 @@ def test_tasks_pooled_without_a_task_role_are_said():
     assert any("pass task='dataset'" in w for w in pooled.warnings)
     judged = evp.read_results(frame, score="acc", group="model", task="dataset")
     assert not judged.warnings
+
+
+def test_every_command_takes_task(tmp_path, capsys):
+    from evp.cli import main
+
+    path = tmp_path / "study.csv"
+    _many_tasks(np.random.default_rng(13)).to_csv(path, index=False)
+    common = [str(path), "--score", "acc", "--group", "model", "--task", "task"]
+    assert main(["curve", *common, "--ns", "1,5", "--out",
+                 str(tmp_path / "curves.csv")]) == 0
+    curves = pd.read_csv(tmp_path / "curves.csv")
+    assert list(curves.columns[:2]) == ["task", "model"]
+    assert set(curves["task"]) == {f"t{t}" for t in range(6)}
+    capsys.readouterr()
+    for command in (["curve", *common, "--out", str(tmp_path / "c.png")],
+                    ["plan", *common, "fast", "slow", "--budget", "3"],
+                    ["run", "mean_vs_median", *common]):
+        assert main(command) != 0
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and "task" in error[0]
