@@ -540,25 +540,72 @@ def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
     plt.close(figure)
 
 
+def _family_sections(results, confidence, method, highlight, figures, vectors):
+    """Three or more models on one task: what may still be best and every pair's
+    verdict, family-wise (a few sentences, a matrix, two figures); and the pairs
+    worth planning for: the leader against every model that may still beat it."""
+    import matplotlib
+
+    from evp.plot import plot_best_set, plot_verdict_matrix, theme
+    from evp.ranking import best_set, compare_all
+
+    sections, models = [], len(results.models)
+    with matplotlib.rc_context(theme()):
+        found = best_set(results, None, confidence, method=method)
+        sections.append((f"May still be best ({confidence:.0%}, simultaneous "
+                         f"over the {models} models and the budgets)",
+                         found.describe()))
+        _picture(plot_best_set(found.frame, highlight=highlight).figure,
+                 "best-set", figures, vectors)
+        sections.append(("The set that may still be best, by budget", "best-set"))
+        table = compare_all(results, None, confidence, method=method)
+        last = table["n"].max()
+        strong = table[(table["evidence"] == "strong") & (table["n"] == last)]
+        said = [f"At n = {last}: {len(strong)} strong verdict(s) of "
+                f"{models * (models - 1) // 2} pairs, family-wise (each band at "
+                f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over {models} "
+                f"models: the chance of any wrong strong verdict, at any pair and "
+                f"budget, is at most {1 - confidence:.0%})."]
+        said += [f"{a} beats {b} (strong)." for a, b in
+                 strong[["a", "b"]].itertuples(index=False)][:12]
+        sections.append(("Verdicts on every pair, family-wise", said))
+        matrix = table[table["n"] == last].pivot(index="a", columns="b",
+                                                 values="evidence")
+        matrix = matrix.reindex(index=results.models,
+                                columns=results.models).fillna("–")
+        # Built column by column: a model may be called "a" (the index's name).
+        shown = pd.DataFrame({"beats →": matrix.index.to_numpy()})
+        for column in matrix.columns:
+            shown[column] = matrix[column].to_numpy()
+        sections.append((f"Evidence that the row beats the column at n = {last}",
+                         shown))
+        _picture(plot_verdict_matrix(table, highlight=highlight).figure,
+                 "verdicts", figures, vectors)
+        sections.append(("The verdict matrix", "verdicts"))
+    # The leader at the largest budget shown, against each model in its set.
+    estimate = found.estimate.iloc[-1]
+    leader = estimate.idxmin() if results.minimize else estimate.idxmax()
+    rivals = [m for m in results.models if m != leader]
+    place = {m: i for i, m in enumerate(results.models)}
+    pairs = [tuple(sorted((leader, m), key=place.get)) for m in rivals]
+    return sections, pairs, found.band_confidence
+
+
 def _many_body(results, confidence, method, highlight=None, vectors=None):
-    """The sections for three or more models, or several tasks: what may still be
-    best, the family-wise verdicts, and across tasks the ranks and aggregate
-    curves; a few sentences for what matters, written from the same tables."""
+    """The sections for several tasks: where the budget changes the answer, the
+    ranks and aggregate curves across tasks, the pairs that differ; a few
+    sentences for what matters, written from the same tables."""
     import matplotlib
     import matplotlib.pyplot as plt
 
     from evp.plot import (
         plot_aggregate,
-        plot_best_set,
         plot_critical_difference,
         plot_ranks,
-        plot_verdict_matrix,
         theme,
     )
     from evp.ranking import (
-        best_set,
         budget_changes,
-        compare_all,
         pairs_across_tasks,
         rank_table,
         task_curves,
@@ -567,37 +614,6 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
     figures, sections = {}, []
     models = len(results.models)
     with matplotlib.rc_context(theme()):
-        if results.task is None:
-            found = best_set(results, None, confidence, method=method)
-            sections.append((f"May still be best ({confidence:.0%}, simultaneous "
-                             f"over the {models} models and the budgets)",
-                             found.describe()))
-            _picture(plot_best_set(found.frame, highlight=highlight).figure,
-                     "best-set", figures, vectors)
-            sections.append(("The set that may still be best, by budget",
-                             "best-set"))
-            table = compare_all(results, None, confidence, method=method)
-            last = table["n"].max()
-            strong = table[(table["evidence"] == "strong") & (table["n"] == last)]
-            said = [f"At n = {last}: {len(strong)} strong verdict(s) of "
-                    f"{models * (models - 1) // 2} pairs, family-wise (each band "
-                    f"at {table['band confidence'].iloc[0]:.4g}, Bonferroni over "
-                    f"{models} models: the chance of any wrong strong verdict, at "
-                    f"any pair and budget, is at most {1 - confidence:.0%})."]
-            said += [f"{a} beats {b} (strong)." for a, b in
-                     strong[["a", "b"]].itertuples(index=False)][:12]
-            sections.append(("Verdicts on every pair, family-wise", said))
-            matrix = table[table["n"] == last].pivot(index="a", columns="b",
-                                                     values="evidence")
-            matrix = matrix.reindex(index=results.models,
-                                    columns=results.models).fillna("–")
-            sections.append((f"Evidence that the row beats the column at n = "
-                             f"{last}", matrix.reset_index().rename(
-                                 columns={"a": "a beats b"})))
-            _picture(plot_verdict_matrix(table, highlight=highlight).figure,
-                     "verdicts", figures, vectors)
-            sections.append(("The verdict matrix", "verdicts"))
-            return sections, figures, vectors
         curves = task_curves(results, None, confidence, method=method)
         ranked = rank_table(curves, confidence)
         sections.append((f"Across {len(results.tasks)} tasks: where the budget "
@@ -653,12 +669,16 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
     return sections, figures, vectors
 
 
+#: Beyond this many models the report draws no panel per model (the best set and
+#: the verdict matrix show them all) and plans no pair.
+PANELS = 8
+
+
 def _body(results, target, confidence, method, budget=None, vectors=None,
           highlight=None):
     """The sections after the checklist, and their figures (PNG; PDF too in
     `vectors`, a dict, unless None)."""
-    if results.task is not None or (len(results.models) > 2
-                                    and results.runs is None):
+    if results.task is not None:
         return _many_body(results, confidence, method, highlight, vectors)
     import matplotlib
 
@@ -676,11 +696,18 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
              else (("curves", {"std": True}),
                    ("bands", {"std": False, "method": method,
                               "confidence": confidence})))
+    many = len(results.models) > 2 and results.runs is None
+    panels = len(results.models) <= PANELS
     with matplotlib.rc_context(theme()):
-        for name, options in drawn:
+        for name, options in drawn if panels else ():
             axes = plot_tuning_curves(results, **options)
             _picture(np.ravel(axes)[0].figure, name, figures, vectors)
-    if results.runs is not None:
+    if not panels:
+        sections.append(("Tuning curves", [
+            f"{len(results.models)} models: no panel per model is drawn beyond "
+            f"{PANELS}; the set that may still be best and the verdict matrix "
+            "below show them all (evp curve draws any of them)."]))
+    elif results.runs is not None:
         word = "lowest" if minimize else "best"
         sections.append((f"Median {word} {score_name} so far across the runs, with "
                          f"{confidence:.0%} bands simultaneous over n", "anytime"))
@@ -693,21 +720,30 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
     # Verdicts: every pair, both directions, at the readable budgets up to the
     # pair's smaller number of rounds (as evp compare); one column per pair
     # naming the model with evidence in its favour.
-    comparisons = pairwise_comparisons(results, None, confidence, method=method)
-    sentences = [f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
-                 for s in comparison.describe((a, b))]
-    if sentences:
-        sections.append(("Verdicts (Lourie, Cho and He 2024, §2)", sentences))
-        sections.append(("Evidence by budget (the model it favours; – beyond the "
-                         "pair's rounds)", verdict_table(comparisons)))
+    planned_at = confidence
+    if many:  # family-wise: a few sentences and a matrix, never one per pair
+        family, comparisons, planned_at = _family_sections(
+            results, confidence, method, highlight, figures, vectors)
+        sections += family
+    else:
+        comparisons = pairwise_comparisons(results, None, confidence, method=method)
+        sentences = [f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
+                     for s in comparison.describe((a, b))]
+        if sentences:
+            sections.append(("Verdicts (Lourie, Cho and He 2024, §2)", sentences))
+            sections.append(("Evidence by budget (the model it favours; – beyond "
+                             "the pair's rounds)", verdict_table(comparisons)))
 
     if results.runs is not None:
         sections.append(_runs_budgets(results, target))
         return sections, figures, vectors
-    settle = _what_would_settle(results, comparisons, budget, confidence, method)
+    settle = (_what_would_settle(results, comparisons, budget, planned_at, method)
+              if panels else [])
     if settle:
+        who = (f"the leader against each other model, each band at {planned_at:.4g} "
+               "as the family-wise verdicts read them; " if many else "")
         sections.append(("What would settle it: more rounds for a strong verdict "
-                         "(predicted from the rounds so far, as a range that "
+                         f"({who}predicted from the rounds so far, as a range that "
                          "holds: the simulated point alone is too hopeful on real "
                          "searches)", settle))
     if target is None:  # the weakest model's expected best after all its rounds

@@ -116,7 +116,8 @@ def test_budget_to_reach_the_default_target(files, losses_report):
 def test_html_is_one_self_contained_page_with_every_figure(losses_report):
     page = losses_report.to_html()
     images = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
-    assert len(images) == len(losses_report.figures) == 2
+    # Three models: the curves and bands, the best set and the verdict matrix.
+    assert len(images) == len(losses_report.figures) == 4
     for data in images:
         assert base64.b64decode(data).startswith(b"\x89PNG")
     assert not re.search(r"(src|href)=['\"]?https?:", page)
@@ -128,7 +129,7 @@ def test_markdown_has_the_same_content_and_its_figures(losses_report, tmp_path):
     path = losses_report.save(tmp_path / "appendix.md")
     text = path.read_text()
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
-    assert len(links) == 2
+    assert len(links) == 4
     for link in links:
         assert (tmp_path / link).read_bytes().startswith(b"\x89PNG")
     html_headings = re.findall(r"<h2>([^<]+)</h2>", losses_report.to_html())
@@ -151,7 +152,10 @@ def test_the_command_writes_html_and_refuses_other_formats(files, tmp_path):
     page = (tmp_path / "appendix.html").read_text()
     for model in ("svm", "forest", "boosting", "mlp", "knn"):
         assert f"<th>{model}</th>" in page
-    assert page.count("<th>svm vs ") == 4  # one column per pair
+    # Five models: the family-wise verdicts as a matrix, never a column per pair.
+    assert "<th>svm vs " not in page
+    assert "Verdicts on every pair, family-wise" in page
+    assert "Evidence that the row beats the column" in page
     done = evp("report", str(path), "--score", "f1_pct", "--group", "system",
                "--out", "appendix.pdf", cwd=tmp_path)
     assert done.returncode == 2
@@ -195,7 +199,7 @@ def test_a_browser_renders_the_page_with_every_figure_and_no_errors(
     assert "Reporting checklist" in dom and "Number of search trials" in dom
     sizes = " ".join(console(render(probe, tmp_path, "--dump-dom")))
     widths = re.findall(r"(\d+)x(\d+)", sizes.split("images", 1)[1])
-    assert len(widths) == 2 and all(int(w) > 300 and int(h) > 200
+    assert len(widths) == 4 and all(int(w) > 300 and int(h) > 200
                                     for w, h in widths)
     print(f"screenshot: {shot}")
 
@@ -240,9 +244,12 @@ def test_what_would_settle_a_pair_without_a_strong_verdict():
                                  "b": rng.normal(0.83, 0.03, 15),
                                  "far": rng.normal(0.2, 0.03, 15)})
     sections = dict(build_report(close, budget=2).sections)
-    settle = next(v for k, v in sections.items() if k.startswith("What would settle"))
-    # a vs b has no strong verdict at n = 2: the plan's own sentence is there.
-    table = plan_table(close, "a", "b", 2)
+    heading, settle = next((k, v) for k, v in sections.items()
+                           if k.startswith("What would settle"))
+    # a vs b has no strong verdict at n = 2: the plan's own sentence is there,
+    # at the confidence of the family-wise verdicts of three models.
+    assert "the leader against each other model" in heading
+    table = plan_table(close, "a", "b", 2, confidence=1 - 0.2 / 3)
     assert f"a vs b: {plan_sentence(table, 2)}." in settle
     # Pairs with a strong verdict today need no plan.
     assert not any(line.startswith(("a vs far", "b vs far")) for line in settle)
@@ -252,6 +259,6 @@ def test_a_notebook_shows_the_report_as_its_page_body(losses_report):
     shown = losses_report._repr_html_()
     assert shown.startswith("<div class='evp-report'>") and "<html" not in shown
     assert "Reporting checklist" in shown
-    assert shown.count("<img ") == len(losses_report.figures) == 2
+    assert shown.count("<img ") == len(losses_report.figures) == 4
     body = losses_report.to_html().split("<body>", 1)[1]
     assert losses_report._body_html() in body
