@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import itertools
 import os
 import re
 import sys
@@ -1038,9 +1039,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "and budgets")
     two.add_argument("--highlight", metavar="MODEL[,MODEL]",
                      help="with several models: the model(s) to draw in bold in "
-                          "the figure --out writes")
+                          "the figure --out writes (default: none)")
     two.add_argument("--baseline", metavar="MODEL",
-                     help="with several models: compare each with this one only")
+                     help="with several models: compare each with this one only "
+                          "(default: every pair)")
     two.add_argument("--adjust", choices=("holm", "bonferroni", "none"),
                      default="holm",
                      help="with three or more models: the bands' adjustment for "
@@ -1309,6 +1311,13 @@ def _shown(text) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    if args.command == "compare":
+        # argparse gives MODEL... only the words before the first option; the
+        # model names after the options ("RESULTS --score s --group g A B") are
+        # left over, and are the models.
+        lead = list(itertools.takewhile(lambda word: not word.startswith("-"),
+                                        extra))
+        args.models, extra = [*args.models, *lead], extra[len(lead):]
     if extra:
         own = parser._subparsers._group_actions[0].choices[args.command]
         own.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -330,7 +330,7 @@ def test_errors_are_one_line_with_the_subcommands_usage(results_csv):
     assert len(lines) == 1
     assert lines[0].startswith("evp compare: error: unrecognized arguments: "
                                "--nonsense 1")
-    assert "usage: evp compare RESULTS --score COL --group COL A B" in lines[0]
+    assert "usage: evp compare RESULTS --score COL --group COL [A B" in lines[0]
     assert "{curve,compare" not in lines[0]  # not the top-level usage
 
 

@@ -326,12 +326,17 @@ def test_report_and_compare_compare_at_the_same_budgets(tmp_path):
     frame = pd.DataFrame({"model": ["a"] * 12 + ["b"] * 30 + ["c"] * 7,
                           "acc": rng.uniform(0.5, 0.9, 49)})
     results = evp.read_results(frame, score="acc", group="model")
-    report = build_report(results)
-    (table,) = [c for h, c in report.sections if h.startswith("Evidence by budget")]
-    for pair, rounds in (("a vs b", 12), ("a vs c", 7), ("b vs c", 7)):
-        judged = table.loc[table[pair] != "–", "n"].tolist()
+    for pair, rounds in ((("a", "b"), 12), (("a", "c"), 7), (("b", "c"), 7)):
+        report = build_report(results.select(list(pair)))
+        (table,) = [c for h, c in report.sections
+                    if h.startswith("Evidence by budget")]
+        judged = table.loc[table[" vs ".join(pair)] != "–", "n"].tolist()
         assert judged == tables.comparison_budgets(rounds, 30)
         assert max(judged) == rounds
+    # Three models are judged family-wise at budgets they all reach: up to the
+    # smallest model's rounds.
+    headings = [h for h, _ in build_report(results).sections]
+    assert "Evidence that the row beats the column at n = 7" in headings
 
 
 def test_the_command_line_checks_confidence_and_budgets(loss_file, capsys):
