@@ -178,10 +178,13 @@ _BOOKKEEPING_PREFIXES = ("tags.mlflow.",)
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}|$)")
 
 
-def _group_like(data, skip) -> list[str]:
+def _group_like(data, skip, *, tool: bool = False) -> list[str]:
     """Columns that look as if they name models: text with a few repeated values,
     or a usual name with a few values. Hyperparameters (by their namespace),
-    lists, dicts and timestamps are not model names."""
+    lists, dicts and timestamps are not model names. In a tool's record (`tool`),
+    whose other columns are its bookkeeping and the hyperparameters (W&B's
+    config columns have no namespace), only a column of a usual name counts,
+    and only if its values repeat."""
     found = []
     rows = len(data)
     for column in data.columns:
@@ -205,6 +208,8 @@ def _group_like(data, skip) -> list[str]:
         text = values.map(lambda v: isinstance(v, str)).all()
         named = (name.strip().lower() in _GROUP_NAMES
                  or bare.strip().lower() in _MODEL_PARAMETERS)
+        if tool and (not named or distinct == len(values)):
+            continue
         if text or (named and distinct <= 20):
             found.append(str(column))
     # Usual names first.
@@ -309,7 +314,8 @@ def curve(args: argparse.Namespace) -> int:
         # A tool's record (scikit-learn's, MLflow's, W&B's) as a plain file: a
         # column naming models is not pooled silently.
         suspects = (_group_like(frame, {results.score, results.cost, results.order,
-                                        results.runs})
+                                        results.runs},
+                                tool=results.tuner is not None)
                     if results.group is None else [])
         if suspects and not args.pool:
             first = frame[suspects[0]].dropna()
