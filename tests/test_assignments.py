@@ -379,3 +379,55 @@ def test_no_checksum_warning_on_untouched_cells(course):
             warned.setdefault(student, []).append(line)
     assert set(warned) == {"cheat"}, warned
     assert len(warned["cheat"]) == 1 and "test_budget" in warned["cheat"][0]
+
+
+def _grading():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("grading", COURSE / "grading.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HONEST = """
+import itertools
+from math import fsum
+
+import numpy as np
+
+
+def expected_max_v(scores, n):
+    x = np.sort(np.asarray(scores, dtype=float))
+    best = [max(draw) for draw in itertools.product(x, repeat=1)]
+    total = fsum(best)
+    return float(total / len(best))
+"""
+
+
+@pytest.mark.parametrize(("source", "kind", "phrase"), [
+    (HONEST, None, None),
+    ("import evp\np = evp.paired_permutation_test(x, y)", "forbidden", "imports evp"),
+    ("p = paired_permutation_test", "forbidden", "uses paired_permutation_test"),
+    ("from scipy import stats", "forbidden", "imports scipy"),
+    ("np.isclose = lambda *a, **k: True", "tampering", "changes np.isclose"),
+    ("m = np\nm.isclose = max", "tampering", "changes m.isclose"),
+    ("from numpy import *", "tampering", "imports everything from numpy"),
+    ("all = lambda x: True", "tampering", "built-in all"),
+    ("def f():\n    global max\n    max = min", "tampering", "declares max global"),
+    ("import numpy as itertools", "tampering", "rebinds itertools"),
+    ("answer = open('../../source/x.ipynb').read()", "tampering", "uses open"),
+    ("np.__dict__['isclose'] = 1", "tampering", "internals"),
+    ("f = getattr(np, 'isclose')", "tampering", "uses getattr"),
+])
+def test_the_rules_read_the_code(source, kind, phrase):
+    """What EnforceRules finds in one student cell of the randomization test."""
+    grading = _grading()
+    forbidden, tampering = grading.find_problems(
+        source, grading.RULES["randomization_test"],
+        {"np": "numpy", "itertools": "itertools"}, {"np", "itertools", "m"})
+    found = {"forbidden": forbidden, "tampering": tampering}
+    if kind is None:
+        assert not forbidden and not tampering, (forbidden, tampering)
+    else:
+        assert any(phrase in reason for reason in found[kind]), found

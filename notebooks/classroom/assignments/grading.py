@@ -268,6 +268,10 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
                 if bound in setup_modules and setup_modules[bound] != target:
                     tampering.append(f"line {line} rebinds {bound}, which the "
                                      f"assignment imports as {setup_modules[bound]}")
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            tampering.append(f"line {line} imports everything from {node.module}, "
+                             "which can rebind built-ins the tests use (all, max, "
+                             "sum): import the names you need")
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
                 bound = a.asname or a.name
