@@ -1409,9 +1409,11 @@ def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
 _STRENGTH = {"strong": 3, "fair": 2, "weak": 1, "none": 0}
 
 
-def _highlighted(models, highlight) -> set:
-    return {str(m) for m in ([highlight] if isinstance(highlight, str)
-                             else highlight or [])}
+def _highlighted(models, highlight) -> list:
+    """The models to draw in bold, in the order given (an ordered list, so that
+    a figure is drawn the same way on every run)."""
+    return list(dict.fromkeys(str(m) for m in (
+        [highlight] if isinstance(highlight, str) else highlight or [])))
 
 
 def plot_verdict_matrix(table, n=None, *, highlight=None, ax=None):
@@ -1501,8 +1503,9 @@ def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
         with plt.rc_context(theme()):
             _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
     last = ranked[ranked["n"] == ranked["n"].max()].sort_values("mean rank")
-    leaders = set(ranked.sort_values(["n", "mean rank"]).groupby("n").head(1)
-                  ["model"])
+    # In budget order (a set's order would change from run to run).
+    leaders = list(ranked.sort_values(["n", "mean rank"], kind="stable")
+                   .groupby("n").head(1)["model"])
     named = list(dict.fromkeys([*leaders, *last["model"].head(label),
                                 *_highlighted(ranked["model"], highlight)]))
     colors = dict(zip(named, _colors(PALETTE, len(named)), strict=False))
