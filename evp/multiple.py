@@ -57,7 +57,6 @@ import itertools
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import stats
 
 from evp._validation import as_choice, as_probability, as_scores
 from evp.bands import TuningCurveBand, _curve_band, _curve_band_iv, _evidence
@@ -178,6 +177,8 @@ def ranks(curves: np.ndarray) -> np.ndarray:
     array([[1.5, 3. , 1.5],
            [2. , nan, 1. ]])
     """
+    from scipy import stats  # here: `import evp` loads no scipy
+
     curves = np.asarray(curves, dtype=float)
     present = ~np.isnan(curves)
     # Higher is better: rank the negated values, missing ones last, then blank them.
@@ -212,6 +213,8 @@ def _wilcoxon(d: np.ndarray) -> np.ndarray:
     in each column of d (T × K; zero differences dropped, scipy's exact or normal
     method as it chooses; NaN rows of a column left out; 1 where no difference is
     left). The columns without NaN go to scipy at once."""
+    from scipy import stats
+
     d = np.asarray(d, dtype=float)
     out = np.ones(d.shape[1])
     complete = ~np.isnan(d).any(axis=0)
@@ -279,6 +282,8 @@ def win_rate(a: np.ndarray, b: np.ndarray, confidence: float = 0.8):
     >>> float(est), int(tasks)
     (0.5, 3)
     """
+    from scipy import stats
+
     confidence = as_probability(confidence, "confidence")
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     both = ~(np.isnan(a) | np.isnan(b))
