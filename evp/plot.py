@@ -1652,8 +1652,9 @@ def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
         y = -(i if side else count - 1 - i) - 1
         x_text = 0.5 if side else count + 0.5
         ax.plot([rank, rank, x_text], [0, y, y], color="0.3", linewidth=0.8)
+        # Outside the line's end: rank 1 is on the right (the axis is inverted).
         ax.text(x_text + (-0.1 if side else 0.1), y, f"{model} ({rank:.2f})",
-                ha="right" if side else "left", va="center", fontsize="small",
+                ha="left" if side else "right", va="center", fontsize="small",
                 fontweight="bold" if model in marked else "normal")
     for g, (i, j) in enumerate(groups):
         y = 0.35 + 0.3 * g
@@ -1664,7 +1665,7 @@ def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
     ax.spines[["left", "right", "bottom"]].set_visible(False)
     ax.xaxis.set_ticks_position("top")
     ax.set_yticks([])
-    ax.set_xticks(range(1, count + 1))
+    ax.set_xticks(range(1, count + 1, max(1, -(-count // 12))))  # at most 12
     ax.grid(False)
     ax.set_title(f"Mean rank at n = {n}; bars join models no test tells apart",
                  fontsize="medium", pad=22)
