@@ -4,6 +4,7 @@ the pieces against peers (statsmodels' Holm and Wilson, scipy's Wilcoxon) and br
 force; the task role."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -329,3 +330,31 @@ def test_every_command_takes_task(tmp_path, capsys):
         assert main(command) != 0
         error = capsys.readouterr().err.strip().splitlines()
         assert len(error) == 1 and "task" in error[0]
+
+
+def test_one_mlflow_experiment_per_task(tmp_path):
+    pytest.importorskip("mlflow")
+    import logging
+
+    from mlflow.tracking import MlflowClient
+
+    logging.getLogger("mlflow").setLevel(logging.WARNING)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # MLflow's own
+        client = MlflowClient(tracking_uri=uri)
+        for task in ("iris", "wine"):
+            experiment = client.create_experiment(task)
+            for i in range(6):
+                run = client.create_run(experiment, start_time=1_700_000_000_000 + i)
+                client.log_param(run.info.run_id, "model", "ab"[i % 2])
+                client.log_metric(run.info.run_id, "val_acc", 0.5 + 0.01 * i)
+                client.set_terminated(run.info.run_id, "FINISHED")
+    results = evp.read_results(uri, experiment="iris,wine", score="val_acc",
+                               task="experiment", group="params.model")
+    assert results.tasks == ["iris", "wine"]
+    assert {t: r.models for t, r in results.by_task().items()} == {
+        "iris": ["a", "b"], "wine": ["a", "b"]}
+    # Without a task role, each experiment is a model.
+    pooled = evp.read_results(uri, experiment=["iris", "wine"], score="val_acc")
+    assert pooled.models == ["iris", "wine"]

@@ -321,6 +321,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     if base is not None and base.tuner in _NAMING_READERS:
         # These readers resolved the score ("accuracy" → "mean_test_accuracy").
         score = base.score if score is None or score not in frame else score
+        if base.group is not None and group is None and task != base.group:
+            group = base.group  # several MLflow experiments, one model each
     elif base is not None and base.tuner is not None:
         score = score or base.score
         if base.group is not None and runs == base.group:

@@ -263,8 +263,12 @@ def read_mlflow(uri_or_folder, *, experiment=None, score=None) -> Results:
     uri_or_folder : str or os.PathLike
         A tracking URI (``sqlite:///mlflow.db``, ``http://…``, ``file:…``), an
         ``mlruns`` folder, or an MLflow SQLite file.
-    experiment : str or int, optional
-        The experiment's name, or its id. Default: the store's only experiment
+    experiment : str, int or list, optional
+        The experiment's name, or its id; several (a list, or names joined by
+        commas: ``"iris,wine"``) are read one after another, each named in the
+        column ``experiment``, the models' grouping unless told otherwise: pass
+        ``task="experiment"`` to read one experiment per task (the model then in
+        `group`, e.g. ``"params.model"``). Default: the store's only experiment
         with runs.
     score : str
         The metric to read as the score: ``"metrics.val_acc"`` (or
@@ -291,9 +295,38 @@ def read_mlflow(uri_or_folder, *, experiment=None, score=None) -> Results:
         raise TypeError(f"path_or_frame: an MLflow tracking URI or mlruns folder, "
                         f"got {_describe(uri_or_folder)}")
     MlflowClient = _client()
+    names = _experiments(experiment)
     with _tracking_uri(uri_or_folder) as (uri, file_store):
-        return _read_mlflow(MlflowClient, uri, file_store, experiment, score,
-                            os.fspath(uri_or_folder))
+        if len(names) < 2:
+            return _read_mlflow(MlflowClient, uri, file_store,
+                                names[0] if names else None, score,
+                                os.fspath(uri_or_folder))
+        parts = [_read_mlflow(MlflowClient, uri, file_store, name, score,
+                              os.fspath(uri_or_folder)) for name in names]
+    # Several experiments, one per task (or per model): their runs one after
+    # another, each experiment's in start order, named in column 'experiment'.
+    columns = {p.score for p in parts}
+    if len(columns) > 1:
+        raise ValueError(f"score: the experiments' metrics resolve to different "
+                         f"columns ({', '.join(sorted(columns))}); name one metric "
+                         "that every experiment logged")
+    frame = pd.concat([p.frame.assign(experiment=p.name) for p in parts],
+                      ignore_index=True)
+    shown = ", ".join(repr(p.name) for p in parts)
+    return Results(frame, score=parts[0].score, group="experiment",
+                   notes=tuple(n for p in parts for n in p.notes), tuner="mlflow",
+                   ordered=True, source=f"MLflow experiments {shown}")
+
+
+def _experiments(experiment) -> list:
+    """The experiments named: one, several (a list, or names joined by commas),
+    or none (the store's only one)."""
+    if experiment is None:
+        return []
+    if isinstance(experiment, str | int):
+        text = str(experiment)
+        return [part.strip() for part in text.split(",") if part.strip()] or [text]
+    return [str(e) for e in experiment]
 
 
 def _read_mlflow(MlflowClient, uri: str, file_store: bool, experiment, score,
