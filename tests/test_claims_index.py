@@ -24,8 +24,7 @@ FIGURES = ROOT / "figures"
 #: Notebooks whose claims tables do not say their rows' credit and data yet: their
 #: rows are left unclassified (no kind, data or status) until they do, and then
 #: are checked like every other. A notebook leaves this set by carrying them.
-PENDING = {"classroom/significance_tests", "classroom/tuning_and_cross_validation",
-           "significance_tests", "tuning_and_cross_validation"}
+PENDING: set[str] = set()
 
 
 def committed():
