@@ -57,8 +57,12 @@ class Report:
     figures : dict of str to bytes
         PNG images by name.
     notes : list of str
+        For the paper's reader: what was read and assumed (no advice on evp's
+        options; the command line says that on the terminal).
     vector_figures : dict of str to bytes
         The same figures as PDF, for LaTeX (:meth:`to_latex`).
+    warnings : list of str
+        Where an assumption looks broken; shown first, highlighted, each once.
     """
 
     title: str
@@ -67,6 +71,7 @@ class Report:
     figures: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     vector_figures: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     def __repr__(self) -> str:
         return (f"Report({self.title!r}, {self.checklist.shape[1] - 1} model(s), "
@@ -82,6 +87,8 @@ class Report:
 
     def _body_html(self) -> str:
         parts = [f"<h1>{html.escape(self.title)}</h1>"]
+        parts += [f"<p class='warning'><strong>Warning:</strong> "
+                  f"{html.escape(text)}</p>" for text in self.warnings]
         parts += [f"<p class='note'>{html.escape(note)}</p>" for note in self.notes]
         parts += ["<h2>Reporting checklist</h2>", _html_table(self.checklist)]
         for heading, content in self.sections:
@@ -103,6 +110,8 @@ class Report:
         from urllib.parse import quote
 
         parts = [f"# {_markdown_text(self.title)}",
+                 *(f"> **Warning:** {_markdown_text(text)}"
+                   for text in self.warnings),
                  *(f"> {_markdown_text(note)}" for note in self.notes),
                  "## Reporting checklist", _markdown_table(self.checklist)]
         for heading, content in self.sections:
@@ -122,14 +131,22 @@ class Report:
         appendix: the checklist and the tables as ``booktabs`` tables, the figures
         as ``figures_folder/NAME.pdf`` (:meth:`save` writes them there), every
         string escaped. The paper's preamble needs :data:`evp.latex.PREAMBLE`."""
-        from evp.latex import PREAMBLE, escape, latex_table
+        from evp.latex import PREAMBLE, escape, latex_table, title
 
         def fill(frame: pd.DataFrame) -> pd.DataFrame:
             return frame.map(lambda v: f"({TO_FILL})" if v == TO_FILL else v)
 
-        parts = [f"\\section{{{escape(self.title)}}}",
-                 *(f"{escape(note)}\n" for note in self.notes),
-                 latex_table(fill(self.checklist),
+        # Notes as paragraphs that may stretch their spaces, so that a long
+        # name (RandomizedSearchCV, a column) never runs into the margin.
+        # The heading ragged-right: a long model name moves to the next line
+        # whole, never into the margin (the contents list gets it plain).
+        heading = title(self.title)
+        parts = [f"\\section[{{{heading}}}]{{\\protect\\raggedright {heading}}}",
+                 *(f"\\begin{{sloppypar}}\\noindent\\textbf{{Warning:}} "
+                   f"{escape(text)}\\end{{sloppypar}}\n" for text in self.warnings),
+                 *(f"\\begin{{sloppypar}}{escape(note)}\\end{{sloppypar}}\n"
+                   for note in self.notes),
+                 latex_table(fill(self.checklist), wrap=24,
                              caption="Reporting checklist (Dodge et al. 2019, Text "
                                      "Box 1), filled in from the search's results")]
         for heading, content in self.sections:
@@ -194,6 +211,8 @@ th {{ background: #f3f3f3; }}
 td.fill {{ color: #a33; font-style: italic; }}
 img {{ max-width: 100%; }}
 .note {{ color: #555; }}
+.warning {{ color: #8a4b00; background: #fff4e0; padding: 0.4rem 0.6rem;
+            border-left: 4px solid #d98c00; }}
 </style></head>
 <body>
 {body}
@@ -253,7 +272,10 @@ def _text(value) -> str:
 def _hyperparameters(frame: pd.DataFrame, roles) -> dict[str, str]:
     """Hyperparameter columns (as recorded) and their short names; `roles` are the
     score, group and cost columns, which are not."""
-    named = [c for c in frame.columns if str(c).startswith(_CONFIG_PREFIXES)]
+    # The grouping column (a model's name recorded as a param) is no
+    # hyperparameter of the models it names.
+    named = [c for c in frame.columns if str(c).startswith(_CONFIG_PREFIXES)
+             and c not in roles]
     if not named:
         named = [c for c in frame.columns if c not in roles
                  and str(c) not in _BOOKKEEPING
@@ -356,11 +378,11 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     if not isinstance(results, Results):
         raise ValueError(f"results must be evp.Results, as evp.read_results returns "
                          f"them; got {type(results).__name__}")
-    results = as_results(results, minimize=minimize).select(models)
+    results = with_floor(as_results(results, minimize=minimize).select(models))
     minimize = results.minimize
     frame = results.frame
     roles = {results.score, results.group, results.cost, results.runs,
-             results.order} - {None}
+             results.order, results.task} - {None}
     names = frame[results.group].astype(str) if results.group is not None else None
     rounds = ({m: frame[names == m] for m in results.models}
               if results.group is not None else {results.models[0]: frame})
@@ -371,12 +393,18 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     score_name = results.score_name
     strategy = strategy or results.strategy or TO_FILL
 
+    from evp.latex import decimals, number
+
+    bests = {model: rows_of_model.iloc[int(np.argmin(scores[model]) if minimize
+                                          else np.argmax(scores[model]))]
+             for model, rows_of_model in rounds.items()}
+    # The best scores in one precision, so that they read alike across models.
+    places = decimals([float(b[results.score]) for b in bests.values()
+                       if not _missing(_as_number(b[results.score]))])
     rows = {}
     for model, rows_of_model in rounds.items():
-        values = scores[model]
-        best = rows_of_model.iloc[int(np.argmin(values) if minimize
-                                      else np.argmax(values))]
-        assignment = "; ".join(f"{name} = {_text(best[column])}"
+        best = bests[model]
+        assignment = "; ".join(f"{name} = {_value(best[column])}"
                                for column, name in hyper.items()
                                if not _missing(best[column])) or TO_FILL
         duration = TO_FILL
@@ -385,18 +413,24 @@ def build_report(results, *, models=None, minimize: bool | None = None,
             cost = pd.to_numeric(rows_of_model[timed], errors="coerce").to_numpy(
                 dtype=float, na_value=np.nan)
             cost = cost[np.isfinite(cost)]
-            unit = cost_unit(timed)
-            duration = (f"{timed}: mean {cost.mean():.4g}, total {cost.sum():.4g}"
-                        + (f" {unit}" if unit else "")) if cost.size else TO_FILL
+            unit = cost_unit(timed) or ("s" if timed in _DURATIONS else "")
+            what = _DURATION_WORDS.get(timed, timed)
+            duration = (f"{what}: mean {number(cost.mean())}, total "
+                        f"{number(cost.sum())}" + (f" {unit}" if unit else "")
+                        ) if cost.size else TO_FILL
+        score = _as_number(best[results.score])
         rows[model] = [
             _trials(results, model, len(rows_of_model)),
             _strategy(strategy, results, model),
             f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
             "validation data",
-            _space(rows_of_model, hyper), assignment, _text(best[results.score]),
+            _space(rows_of_model, hyper), assignment,
+            number(score, places) if isinstance(score, float) and np.isfinite(score)
+            else _text(best[results.score]),
             ("the median best score so far across the runs, with its "
              "simultaneous band, below" if results.runs is not None
-             else "the expected best score and its ±1 std below"),
+             else "the expected best score (the V estimator of Dodge et al. 2019) "
+                 "and its ±1 std, below"),
             duration, _recorded(rows_of_model, infrastructure),
             _recorded(rows_of_model, versions), TO_FILL, TO_FILL, TO_FILL,
         ]
@@ -416,8 +450,10 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                                            highlight)
     notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
              + (" (a loss: lower is better)" if minimize else "")]
-    notes += [f"Warning: {w}" for w in results.warnings]  # said first
-    notes += results.notes  # what the reader says it read
+    # What the reader says it read, for the paper's reader: its advice on
+    # evp's options (pass cost=..., pass the search object) stays on the
+    # terminal, where the command line says it.
+    notes += [for_paper(note) for note in results.notes]
     # evp's own warnings, each once, as a note on the page (a tie warning per
     # pair would otherwise repeat itself); the drawing libraries' are no news.
     ours = [w for w in caught if not _from_drawing(w)]
@@ -426,15 +462,107 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                      "scores and approximate with ties.")
     notes += list(dict.fromkeys(str(w.message) for w in ours
                                 if "contain ties" not in str(w.message)))
-    return Report(title=title or f"Hyperparameter search report: {score_name}",
+    return Report(title=title or _title(results),
                   checklist=checklist, sections=sections, figures=figures,
-                  notes=notes, vector_figures=vectors or {})
+                  notes=list(dict.fromkeys(notes)), vector_figures=vectors or {},
+                  warnings=list(dict.fromkeys(for_paper(w)
+                                              for w in results.warnings)))
+
+
+# Advice on evp's own options, which a reader's note ends with: a clause
+# "pass cost='mean_fit_time'", "pass --minimize if lower is better", "pass the
+# search object to record it". The terminal says it; a paper does not.
+_ADVICE = re.compile(r"\s*[:;,]?\s*\b(?:pass|give|use) (?:--[a-z]|[a-z_]+=|the search "
+                     r"object)[^;()]*(?:\([^()]*\)[^;()]*)*")
+
+
+_NO_FLOOR = ("the expected best score needs a floor for them (bounds) and is "
+             "undefined without one")
+
+
+def with_floor(results):
+    """`results` whose note on failed rounds says where they count, once the
+    score's bounds are known (``--failed worst --bounds``): the expected best
+    score is then defined, and the note that says otherwise is replaced."""
+    from evp.tables import floor
+
+    value = floor(results)
+    if value is None or not any(_NO_FLOOR in note for note in results.notes):
+        return results
+    said = (f"the expected best score counts them at the score's "
+            f"{'upper' if results.minimize else 'lower'} bound, {value:g}")
+    return results.replace(notes=tuple(note.replace(_NO_FLOOR, said)
+                                       for note in results.notes))
+
+
+def for_paper(note: str) -> str:
+    """`note` without its advice on evp's options (the clauses that tell to
+    pass an option), as a paper's reader reads it."""
+    text = _ADVICE.sub("", note).strip()
+    return text.replace("(; ", "(").replace("()", "").replace(" )", ")")
+
+
+def _title(results) -> str:
+    """The study and the models, e.g. "Hyperparameter search on sentiment:
+    bert-base vs roberta-base" (never the score column)."""
+    study = results.name
+    if not study and results.source:
+        source = str(results.source)
+        looks_like_path = "/" in source or "\\" in source or re.search(
+            r"\.[A-Za-z0-9]{1,8}$", source)
+        study = Path(source).stem if looks_like_path else source
+    models = list(results.models)
+    if len(models) == 1 and models[0] == results.score_name:
+        named = ""
+    elif len(models) <= 4:
+        named = (" vs ".join(models) if len(models) == 2
+                 else ", ".join(models[:-1]) + (f" and {models[-1]}"
+                                               if len(models) > 1 else models[0]))
+    else:
+        named = f"{len(models)} models"
+    if results.task is not None:
+        named += f" on {len(results.tasks)} tasks"
+    head = f"Hyperparameter search on {study}" if study else "Hyperparameter search"
+    return f"{head}: {named}" if named else head
+
+
+def _as_number(value):
+    """A number recorded as text (MLflow's params are strings) as a float;
+    anything else as it is."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return value
+    if isinstance(value, float | np.floating):
+        return float(value)
+    return value
+
+
+def _value(value) -> str:
+    """A hyperparameter's value as a paper prints it: numbers (also those
+    recorded as text) in 4 significant digits, whole numbers whole."""
+    number_ = _as_number(value)
+    if isinstance(number_, float) and np.isfinite(number_):
+        if number_ == round(number_) and abs(number_) < 1e15:
+            return str(int(number_))
+        return f"{number_:.4g}"
+    return _text(value)
 
 
 # Columns in which tuners record a trial's duration (Optuna, Ray Tune, evp
 # search, W&B): the checklist's training duration when no cost is named.
 _DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtime",
-              "duration")
+              "duration", "mean_fit_time")
+# What those columns hold, in words a paper's reader follows.
+_DURATION_WORDS = {"mean_fit_time": "seconds per fit (mean over the folds)",
+                   "duration_seconds": "seconds per run (end - start)",
+                   "time_total_s": "seconds per trial",
+                   "seconds": "seconds per trial",
+                   "_runtime": "seconds per run", "runtime": "seconds per run",
+                   "duration": "duration per trial"}
 
 
 def _trials(results, model: str, count: int) -> str:
@@ -631,7 +759,30 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
                          "best observed), with its band simultaneous over models, "
                          f"tasks and budgets at {confidence:.0%}",
                          last.drop(columns="n").round(3)))
+        # Per task, what may still be best (every task's bands at once).
+        members = (curves[curves["best"]].groupby(["task", "n"], sort=False)
+                   ["model"].agg(list))
+        sets = pd.DataFrame({
+            "task": results.tasks,
+            **{f"n = {n}": [_members(members.get((task, n), []), models)
+                            for task in results.tasks]
+               for n in sorted(set(curves["n"]))}})
+        sections.append((f"May still be best on each task ({confidence:.0%}, "
+                         "simultaneous over the models, tasks and budgets)", sets))
         pairs = pairs_across_tasks(curves, confidence)
+        matrix = pairs[pairs["n"] == pairs["n"].max()]
+        wins = {(a, b): w for a, b, w in matrix[["a", "b", "a wins"]].itertuples(
+            index=False)}
+        wins |= {(b, a): 1 - w for (a, b), w in list(wins.items())}
+        shown_wins = pd.DataFrame({"wins on (share of tasks) →":
+                                   results.models})
+        for b in results.models:
+            shown_wins[b] = [("–" if a == b else f"{wins.get((a, b), np.nan):.2f}")
+                             for a in results.models]
+        if models <= 20:
+            sections.append((f"At n = {pairs['n'].max()}: the share of tasks on "
+                             "which the row's median curve is above the column's",
+                             shown_wins))
         differ = pairs[pairs["differ"]]
         sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank, "
                          f"Holm over the pairs at {1 - confidence:.0%}; the "
@@ -669,6 +820,13 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
     return sections, figures, vectors
 
 
+def _members(chosen: list, models: int) -> str:
+    """A cell of the per-task best set: the models, or how many when many."""
+    if len(chosen) == models:
+        return "all"
+    return ", ".join(chosen) if len(chosen) <= 4 else f"{len(chosen)} models"
+
+
 #: Beyond this many models the report draws no panel per model (the best set and
 #: the verdict matrix show them all) and plans no pair.
 PANELS = 8
@@ -682,6 +840,7 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
         return _many_body(results, confidence, method, highlight, vectors)
     import matplotlib
 
+    from evp._display import method_name
     from evp.plot import plot_tuning_curves, score_label, theme
     from evp.tables import (
         budget_table,
@@ -713,9 +872,10 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
                          f"{confidence:.0%} bands simultaneous over n", "anytime"))
     else:
         label = score_label(score_name, minimize)
-        sections.append((f"{label[0].upper()}{label[1:]} (V) ± 1 std", "curves"))
+        sections.append((f"{label[0].upper()}{label[1:]} (the V estimator of "
+                         "Dodge et al. 2019) ± 1 std", "curves"))
         sections.append((f"Median tuning curves with {confidence:.0%} confidence "
-                         "bands", "bands"))
+                         f"bands ({method_name(method)})", "bands"))
 
     # Verdicts: every pair, both directions, at the readable budgets up to the
     # pair's smaller number of rounds (as evp compare); one column per pair
