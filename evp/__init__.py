@@ -78,6 +78,16 @@ from evp.significance import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    """``evp.latex`` (``evp.latex.PREAMBLE``) on first use: the presentation
+    modules are not imported by ``import evp``."""
+    if name == "latex":
+        import importlib
+
+        return importlib.import_module("evp.latex")
+    raise AttributeError(f"module 'evp' has no attribute {name!r}")
+
 __all__ = [
     "AnytimeBand",
     "BestSet",

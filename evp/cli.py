@@ -127,7 +127,9 @@ def _results(args: argparse.Namespace, group: str | None):
             raise UsageError(f"--bounds {bounds[0]:g},{bounds[1]:g} must hold every "
                              f"score, and the scores run from {shown.min():g} to "
                              f"{shown.max():g}")
-        results = results.replace(limits=bounds)
+        from evp.report import with_floor
+
+        results = with_floor(results.replace(limits=bounds))
     for note in results.notes:
         _note(note)
     for warning in results.warnings:
@@ -245,15 +247,16 @@ def _write(out: Path, content) -> None:
     print(f"wrote {out}")
 
 
-def _caption(what: str, results, args) -> str:
-    """A LaTeX table's caption: what it shows, the band's method and confidence,
-    and the rounds behind it."""
+def _caption(what: str, results, args, bands: bool = True) -> str:
+    """A LaTeX table's caption: what it shows, the band's method and confidence
+    (where the table holds bands), and the rounds behind it."""
     from evp._display import method_name
 
     rounds = ", ".join(f"{results.scores_as_read[m].size} of {results.label(m)}"
                        for m in results.models)
     method = method_name(args.method or "ld_highest_density")
-    return (f"{what}: {args.confidence:.0%} {method} bands; rounds: {rounds}; "
+    shown = f"{args.confidence:.0%} {method} bands; " if bands else ""
+    return (f"{what}: {shown}rounds: {rounds}; "
             f"score: {results.score_name}"
             + (" (a loss, lower is better)" if results.minimize else "") + ".")
 
@@ -303,6 +306,10 @@ def curve(args: argparse.Namespace) -> int:
         print("evp curve: warning: --band is renamed --method; --band will be "
               "removed", file=sys.stderr)
         args.method = args.old_band
+    # The median band by default (the LD highest-density band, as the paper
+    # recommends); --method none prints the curves alone.
+    args.method = ({None: "ld_highest_density", "none": None}.get(args.method,
+                                                                   args.method))
     if args.pool and args.group:
         raise UsageError("--pool and --group contradict each other: --group COL "
                          "draws one curve per model, --pool one for all rows")
@@ -357,10 +364,18 @@ def curve(args: argparse.Namespace) -> int:
             ns=ns if isinstance(ns, list) else None,
             x="cost" if args.cost else "trials")
 
+    estimator = _ESTIMATOR_NAMES[args.estimator]
     what = ("Median best score so far across the runs" if results.runs is not None
-            else f"Tuning curves ({args.estimator} estimator) and median tuning "
-                 "curves")
-    return _finish(table, out, draw, _caption(what, results, args))
+            else f"Tuning curves ({estimator})" + (
+                " and median tuning curves" if args.method else ""))
+    return _finish(table, out, draw, _caption(
+        what, results, args, bands=results.runs is not None or bool(args.method)))
+
+
+# The estimators of the expected best score, as a caption names them.
+_ESTIMATOR_NAMES = {"v": "the V estimator of Dodge et al. 2019",
+                    "u": "the unbiased U estimator of Tang et al. 2020",
+                    "w": "the W estimator of Dodge et al. 2021"}
 
 
 def _curve_by_task(args, results, ns, out) -> int:
@@ -384,8 +399,8 @@ def _curve_by_task(args, results, ns, out) -> int:
         tables.append(table)
     table = pd.concat(tables, ignore_index=True)
     return _finish(table, out, None, _caption(
-        f"Tuning curves ({args.estimator} estimator) on each of "
-        f"{len(results.tasks)} tasks", results, args))
+        f"Tuning curves ({_ESTIMATOR_NAMES[args.estimator]}) on each of "
+        f"{len(results.tasks)} tasks", results, args, bands=bool(args.method)))
 
 
 def _tail(args, results, ns, out) -> int:
@@ -685,8 +700,13 @@ def report(args: argparse.Namespace) -> int:
                          strategy=args.strategy, title=args.title,
                          budget=args.budget, highlight=_listed(args.highlight),
                          vector_figures=out.suffix.lower() == ".tex")
+    from evp.report import for_paper
+
+    # The reader's notes and warnings are said already (with their advice on
+    # the options, which the report leaves out); the report's own, once.
+    said = set(results.notes) | {for_paper(note) for note in results.notes}
     for note in built.notes[1:]:
-        if note not in results.notes:  # the reader's notes are said already
+        if note not in said:
             _note(note)
     replaced = []
     print(f"wrote {built.save(out, inputs=[args.results], replaced=replaced)}")
@@ -1010,9 +1030,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="estimator of the expected best score: v (Dodge et al. "
                           "2019), u (unbiased, Tang et al. 2020) or w (Dodge et al. "
                           "2021)")
-    one.add_argument("--method", choices=BAND_METHODS,
-                     help="add a median tuning-curve band made from this CDF band "
-                          "(default: no band)")
+    one.add_argument("--method", choices=(*BAND_METHODS, "none"),
+                     help="the CDF band the median tuning-curve band is made from "
+                          "(default: ld_highest_density, at --confidence 0.8), or "
+                          "none for the curves without a band")
     one.add_argument("--tail", type=float, metavar="THRESHOLD",
                      help="fit a noisy quadratic to the scores beyond THRESHOLD "
                           "(below it with --minimize; Lourie, He and Cho 2025) and "

@@ -19,7 +19,7 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
-__all__ = ["PREAMBLE", "escape", "latex_table"]
+__all__ = ["PREAMBLE", "escape", "latex_table", "title"]
 
 #: What a document needs in its preamble to ``\input`` evp's LaTeX.
 PREAMBLE = ("\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
@@ -62,6 +62,12 @@ def escape(text) -> str:
     return "".join(c if ord(c) < 0x180 else _ascii(c) for c in out)
 
 
+def title(text) -> str:
+    r"""`text` escaped as a heading: as :func:`escape`, but an identifier is
+    never broken (no break after its underscores: ``val_acc`` stays whole)."""
+    return escape(text).replace(r"\_\allowbreak{}", r"\_")
+
+
 def _ascii(character: str) -> str:
     """A character pdflatex cannot set, as its ASCII letters (é is kept above;
     here e.g. Ł) or, failing that, its Unicode name in brackets."""
@@ -71,7 +77,35 @@ def _ascii(character: str) -> str:
     return f"[{unicodedata.name(character, f'U+{ord(character):04X}').lower()}]"
 
 
-def _cell(value) -> str:
+def decimals(values) -> int | None:
+    """The decimals that show a column's numbers alike: 4 significant digits of
+    the largest magnitude, the same for every number (0.8564 and 0.8830, not
+    0.8564 and 0.883); None where fixed decimals would hide the small ones
+    (magnitudes below 0.001 or spanning more than 10^4: each then in 4
+    significant digits)."""
+    finite = np.abs(np.asarray([v for v in values if isinstance(
+        v, int | float | np.integer | np.floating) and not isinstance(
+        v, bool | np.bool_) and np.isfinite(v)], dtype=float))
+    nonzero = finite[finite > 0]
+    if nonzero.size == 0 or (finite == np.round(finite)).all():
+        return 0  # whole numbers (counts) as they are
+    if nonzero.min() < 1e-3 or nonzero.max() / nonzero.min() > 1e4:
+        return None
+    return int(np.clip(3 - np.floor(np.log10(nonzero.max())), 0, 6))
+
+
+def number(value, places: int | None = None) -> str:
+    """`value` with `places` decimals, or in 4 significant digits (never in
+    exponent notation above 1: 10210, not 1.021e+04)."""
+    if places is not None:
+        return f"{value:.{places}f}"
+    text = f"{value:.4g}"
+    if "e+" in text:
+        text = f"{value:.0f}"
+    return text
+
+
+def _cell(value, places: int | None = None) -> str:
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
     if isinstance(value, float | np.floating):
@@ -79,10 +113,17 @@ def _cell(value) -> str:
             return ""
         if np.isinf(value):  # an open band edge
             return r"$\infty$" if value > 0 else r"$-\infty$"
-        return escape(f"{value:.4g}")
+        return escape(number(value, places))
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
     return escape(value)
+
+
+def _plain(value, places: int | None = None) -> str:
+    """A cell's text as it reads, before escaping: what its width is."""
+    if isinstance(value, float | np.floating) and np.isfinite(value):
+        return number(value, places)
+    return str(value)
 
 
 def _numeric(column: pd.Series) -> bool:
@@ -108,7 +149,7 @@ def _header(name, width: int = 14) -> str:
 
 
 def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
-                wrap: int = 40, page: int = 90) -> str:
+                wrap: int = 40, page: int = 76) -> str:
     r"""`frame` as a ``table`` float: ``booktabs`` rules, numbers right-aligned
     (4 significant digits, open band edges as :math:`\infty`), text left-aligned,
     long column names on several lines, and columns whose text runs longer than
@@ -124,7 +165,8 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     label : str, optional
         For ``\ref``; written as given (letters, digits, ``:-_.``).
     wrap : int, default 40
-    page : int, default 90
+    page : int, default 76
+        About the characters of \small text a line holds (345pt).
 
     Returns
     -------
@@ -136,23 +178,53 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
                          f"{type(frame).__name__}")
     if label is not None and not re.fullmatch(r"[A-Za-z0-9:._-]+", label):
         raise ValueError(f"label must be letters, digits and ':._-', got {label!r}")
-    cells = [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
-    columns, width = [], 0
-    share = 0.9 / max(1, frame.shape[1])
+    places = [decimals(frame.iloc[:, j]) if _numeric(frame.iloc[:, j]) else None
+              for j in range(frame.shape[1])]
+    cells = [[_cell(v, places[j]) for j, v in enumerate(row)]
+             for row in frame.itertuples(index=False)]
+    plain = [[_plain(v, places[j]) for j, v in enumerate(row)]
+             for row in frame.itertuples(index=False)]
+    kinds, lengths, words, width = [], [], [], 0
     for j, name in enumerate(frame.columns):
         header = max(len(line) for line in _wrapped(name))
-        longest = max([header, *(len(row[j]) for row in cells)])
+        # Measured as typeset (an escaped underscore is one character wide).
+        longest = max([header, *(len(row[j]) for row in plain)])
+        lengths.append(min(longest, 60))
+        # The longest word a paragraph cell cannot break (a model's name).
+        words.append(max(len(w) for text in [str(name), *(row[j] for row in plain)]
+                         for w in [*re.split(r"[\s_/-]+", text), ""]))
         if _numeric(frame.iloc[:, j]):
-            columns.append("r")
+            kinds.append("r")
         elif longest > wrap:
-            columns.append(f"p{{{max(share, 0.3):.2f}\\linewidth}}")
+            kinds.append("p")
             longest = wrap
         else:
-            columns.append("l")
-        width += longest + 2
+            kinds.append("l")
+        width += longest + 3  # a column's padding is about 3 characters
+    # Paragraph columns share what the others leave of the line (about 0.016
+    # of it per character at \small, 0.035 per column's padding), each in
+    # proportion to its text and at most `share`: the table never runs over.
+    share = max(0.9 / max(1, frame.shape[1]), 0.3)
+    fixed = sum(0.016 * n for n, k in zip(lengths, kinds, strict=True) if k != "p")
+    room = 0.95 - fixed - 0.035 * len(kinds)
+    weights = [n for n, k in zip(lengths, kinds, strict=True) if k == "p"]
+    least = [0.017 * w + 0.01 for w, k in zip(words, kinds, strict=True) if k == "p"]
+    widths = [max(low, min(share, max(room, 0) * w / sum(weights)))
+              for w, low in zip(weights, least, strict=True)]
+    if widths:  # paragraphs set the width: too wide only if they run over
+        width = page + 1 if sum(widths) > room + 1e-9 else 0
+    widths = iter(widths)
+    columns = [f"p{{{next(widths):.2f}\\linewidth}}" if k == "p" else k
+               for k in kinds]
+    # A paragraph cell is ragged-right (no stretched gaps between its words);
+    # \raggedright redefines \\, so its rows end in \tabularnewline.
+    ragged = "p" in kinds
+    end = " \\tabularnewline" if ragged else " \\\\"
+    cells = [[f"\\raggedright {c}" if k == "p" and c else c
+              for c, k in zip(row, kinds, strict=True)] for row in cells]
     body = [f"\\begin{{tabular}}{{{''.join(columns)}}}", "\\toprule",
-            " & ".join(_header(c) for c in frame.columns) + " \\\\", "\\midrule",
-            *(" & ".join(row) + " \\\\" for row in cells),
+            " & ".join(_header(c) for c in frame.columns) + end, "\\midrule",
+            *(" & ".join(row) + end for row in cells),
             "\\bottomrule", "\\end{tabular}"]
     if width > page:  # wider than the page: scaled down to fit it
         body = ["\\resizebox{\\linewidth}{!}{%", *body, "}"]

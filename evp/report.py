@@ -414,9 +414,10 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                 dtype=float, na_value=np.nan)
             cost = cost[np.isfinite(cost)]
             unit = cost_unit(timed) or ("s" if timed in _DURATIONS else "")
-            what = _DURATION_WORDS.get(timed, timed)
-            duration = (f"{what}: mean {number(cost.mean())}, total "
+            words = _DURATION_WORDS.get(timed)
+            duration = (f"{timed}: mean {number(cost.mean())}, total "
                         f"{number(cost.sum())}" + (f" {unit}" if unit else "")
+                        + (f" ({words})" if words else "")
                         ) if cost.size else TO_FILL
         score = _as_number(best[results.score])
         rows[model] = [
@@ -556,13 +557,9 @@ def _value(value) -> str:
 # search, W&B): the checklist's training duration when no cost is named.
 _DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtime",
               "duration", "mean_fit_time")
-# What those columns hold, in words a paper's reader follows.
-_DURATION_WORDS = {"mean_fit_time": "seconds per fit (mean over the folds)",
-                   "duration_seconds": "seconds per run (end - start)",
-                   "time_total_s": "seconds per trial",
-                   "seconds": "seconds per trial",
-                   "_runtime": "seconds per run", "runtime": "seconds per run",
-                   "duration": "duration per trial"}
+# What a column holds where its name does not say it.
+_DURATION_WORDS = {"mean_fit_time": "seconds per fit, mean over the folds",
+                   "duration_seconds": "end - start of each run"}
 
 
 def _trials(results, model: str, count: int) -> str:

@@ -63,6 +63,24 @@ def test_curve_prints_the_library_numbers(results_csv):
                                    atol=5e-5)
 
 
+
+def test_curve_prints_the_median_band_by_default_and_none_turns_it_off(
+        results_csv, capsys):
+    path, frame = results_csv
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1,5")
+    assert status == 0, err
+    table = parse_table(out)
+    scores = frame.loc[frame["model"] == table["model"].iloc[0], "acc"].to_numpy()
+    band = evp.tuning_curve_band(scores, [1, 5], 0.8, method="ld_highest_density")
+    np.testing.assert_allclose(table["band_lower"].iloc[:2], band.lower, atol=5e-5)
+    np.testing.assert_allclose(table["median"].iloc[:2], band.estimate, atol=5e-5)
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1,5", "--method", "none")
+    assert status == 0, err
+    assert list(parse_table(out).columns) == ["model", "n", "curve", "std"]
+
+
 @pytest.mark.needs("matplotlib", "seaborn")
 def test_curve_with_band_writes_csv_and_figure(results_csv, tmp_path):
     path, frame = results_csv

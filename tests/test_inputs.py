@@ -88,7 +88,8 @@ def test_json_lines_with_lists_nested_configs_and_timestamps(tmp_path, capsys):
         for i in range(20)))
     status, out, err = main(capsys, "curve", path, "--score", "acc", "--ns", "1,20")
     assert status == 0, err
-    model, n, curve, _ = rows_of(out)[0]
+    model, n, curve, _, *band = rows_of(out)[0]
+    assert len(band) == 3  # the median and its band, printed by default
     assert (model, n) == ("search", "1")
     assert float(curve) == pytest.approx(pd.read_json(path, lines=True)["acc"].mean(),
                                          abs=5e-5)
@@ -440,3 +441,17 @@ def test_the_report_keeps_the_drawing_libraries_warnings_to_themselves():
         warnings.warn_explicit("scores contain ties", RuntimeWarning,
                                "/x/evp/bands.py", 10)
     assert [_from_drawing(w) for w in caught] == [True, False]
+
+
+@pytest.mark.needs("optuna", "matplotlib", "seaborn")
+def test_a_tpe_warning_is_said_once_on_the_terminal_and_highlighted_in_the_report(
+        two_studies, tmp_path, capsys):
+    status, _, err = main(capsys, "report", two_studies, "--study", "tpe",
+                            "--out", tmp_path / "r.md")
+    assert status == 0, err
+    warned = [line for line in err.splitlines() if "look adaptive" in line]
+    assert len(warned) == 1 and warned[0].startswith("warning: "), err
+    assert "note: Warning" not in err
+    page = (tmp_path / "r.md").read_text()
+    highlighted = [line for line in page.splitlines() if "of tpe look adaptive" in line]
+    assert len(highlighted) == 1 and highlighted[0].startswith("> **Warning:**")

@@ -125,7 +125,13 @@ def test_tables_and_appendix_compile_and_read_back(results_file):
     text = pdf_text(pdf)
     for name in NASTY:  # typeset as written
         assert name in text, name
-    assert "Reporting checklist" in text and "Hyperparameter search report" in text
+    assert "Reporting checklist" in text
+    # The title names the study (the file) and the models, not the score.
+    assert ("Hyperparameter search on results: lr_0.1 & warmup, 50%_drop#2 and "
+            "{braces}~^$\\") in text
+    appendix = (folder / "appendix.tex").read_text()
+    assert "\\section[{Hyperparameter search on results: lr\\_0.1" in appendix
+    assert "pass " not in appendix  # no advice on evp's options in a paper
     assert "chance of a strong verdict at n = 5" in text
     # The report's two figures are in it, as vector drawings with their text.
     assert "Figure 1:" in text and "Figure 2:" in text
@@ -133,3 +139,30 @@ def test_tables_and_appendix_compile_and_read_back(results_file):
     subprocess.run(["pdftoppm", "-r", "20", "-png", str(pdf), str(folder / "page")],
                    check=True)
     assert len(list(folder.glob("page-*.png"))) >= 3
+
+
+def test_paragraph_columns_are_ragged_right_and_numbers_alike():
+    frame = pd.DataFrame({"item": ["a", "b"], "m": ["word " * 20, "x"],
+                          "score": [0.8564, 0.883]})
+    text = latex_table(frame, caption="c")
+    # Ragged-right paragraphs: \raggedright, rows ended by \tabularnewline.
+    assert "\\raggedright word" in text
+    assert text.count("\\tabularnewline") == 3
+    # One precision per column: 0.8830, not 0.883 under 0.8564.
+    assert "& 0.8564 \\tabularnewline" in text and "& 0.8830 \\tabularnewline" in text
+    counts = latex_table(pd.DataFrame({"n": [1.0, 10.0]}), caption="c")
+    assert "1 \\\\" in counts and "10 \\\\" in counts  # whole numbers whole
+
+
+def test_evp_latex_preamble_as_the_readme_writes_it():
+    # evp.latex on first use: import evp loads no presentation module.
+    code = ("import sys, evp; assert 'evp.latex' not in sys.modules; "
+            "print(evp.latex.PREAMBLE); assert 'evp.latex' in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == PREAMBLE + "\n"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        import evp
+
+        evp.nothing  # noqa: B018
