@@ -1,7 +1,7 @@
 """The `evp` command line::
 
     evp curve RESULTS --score COL [--group COL | --pool] [--estimator v|u|w]
-              [--method METHOD --confidence 0.8] [--ns 1,5,10|all]
+              [--method METHOD|none --confidence 0.8] [--ns 1,5,10|all]
               [--out FILE.csv|.tex|.png|.pdf|.svg]
     evp compare RESULTS --score COL --group COL A B [--confidence 0.8]
               [--cost COL] [--out FILE.csv|.tex|.png|.pdf|.svg]
@@ -1016,7 +1016,9 @@ def build_parser() -> argparse.ArgumentParser:
         "curve", parents=[common], help="tuning curves of one or more models",
         usage="evp curve RESULTS --score COL [--group COL | --pool] [options]",
         description="Expected best score after n rounds of random search, its "
-                    "standard deviation, and optional confidence bands. A file "
+                    "standard deviation, and the median tuning curve with its "
+                    "confidence band (80% LD highest-density by default; "
+                    "--method none for none). A file "
                     "holding several models needs --group (one curve per model) "
                     "or --pool (all rows one model).")
     one.add_argument("--group", metavar="COL",
@@ -1145,7 +1147,8 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--cost", metavar="COL",
                        help="column of each round's cost, e.g. training seconds "
                             "(default: none; the checklist's training duration is "
-                            "then to fill in)")
+                            "then read from a duration the results record, such as "
+                            "mean_fit_time or duration_seconds, else to fill in)")
     paper.add_argument("--target", type=float, metavar="SCORE",
                        help="the score whose budget to report (default: the "
                             "weakest model's expected best after all its rounds)")
@@ -1166,7 +1169,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how hyperparameters were chosen, e.g. 'random search' "
                             "(default: as recorded in the results, else to fill in)")
     paper.add_argument("--title", metavar="TEXT",
-                       help="the report's title (default: named after the score)")
+                       help="the report's title (default: the study and the models)")
     paper.add_argument("--highlight", metavar="MODEL[,MODEL]",
                        help="with three or more models or several tasks: the "
                             "model(s) to draw in bold, e.g. your own (default: "
