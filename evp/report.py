@@ -430,8 +430,11 @@ def build_report(results, *, models=None, minimize: bool | None = None,
             else _text(best[results.score]),
             ("the median best score so far across the runs, with its "
              "simultaneous band, below" if results.runs is not None
+             else f"the median tuning curve on each of {len(results.tasks)} tasks: "
+                  "ranks and the aggregate curve across them, below"
+             if results.task is not None
              else "the expected best score (the V estimator of Dodge et al. 2019) "
-                 "and its ±1 std, below"),
+                  "and its ±1 std, below"),
             duration, _recorded(rows_of_model, infrastructure),
             _recorded(rows_of_model, versions), TO_FILL, TO_FILL, TO_FILL,
         ]

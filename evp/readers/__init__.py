@@ -669,7 +669,11 @@ def _repeated_trials(frame: pd.DataFrame, base: Results | None, roles: dict):
     if order is None:
         return frame, ()
     keys = [roles[r] for r in ("task", "group", "runs") if r in roles] + [order]
-    return _unique_trials(frame, keys, name="path_or_frame")
+    # Without a model column, trial numbers repeat from model to model: two
+    # different records of "trial 0" are then no conflict to refuse here (the
+    # checks for rows of several models say what to do).
+    return _unique_trials(frame, keys, name="path_or_frame",
+                          refuse="group" in roles or base is not None)
 
 
 def _file_rows(base: Results | None, frame: pd.DataFrame):

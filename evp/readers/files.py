@@ -513,10 +513,13 @@ def separator_hint(columns: list) -> str:
 _SEARCH_FIELDS = ("model", "trial", "accuracy")
 
 
-def _unique_trials(trials: pd.DataFrame, keys: list[str], name: str = "path"):
+def _unique_trials(trials: pd.DataFrame, keys: list[str], name: str = "path",
+                   refuse: bool = True):
     """Each trial once: a trial written twice the same way (a file copied, a
     resumed search) is kept once, with a warning; two different records of one
-    trial are refused, naming it. (trials, warnings)."""
+    trial are refused, naming it, unless `refuse` is False (the keys may not
+    tell the models apart: they are then kept, for the model checks to judge).
+    (trials, warnings)."""
     # The key columns as text, so that a nested value cannot stop the check.
     key = trials[keys].astype(str)
     again = key.duplicated(keep=False).to_numpy()
@@ -525,7 +528,7 @@ def _unique_trials(trials: pd.DataFrame, keys: list[str], name: str = "path"):
     text = trials.astype(str)
     same = text.duplicated(keep="first").to_numpy()
     conflicting = again & ~text.duplicated(keep=False).to_numpy()
-    if conflicting.any():
+    if conflicting.any() and refuse:
         first = key[conflicting].iloc[0]
         shown = ", ".join(f"{k} {first[k]}" for k in keys)
         raise ValueError(f"{name}: the trial of {shown} is recorded more than once, "
