@@ -1488,6 +1488,27 @@ def plot_best_set(frame, *, highlight=None, ax=None):
     return ax
 
 
+def _budget_axes(ax):
+    """`ax`, or a new panel of the size the views by budget share."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        with plt.rc_context(theme()):
+            _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    return ax
+
+
+def _named_models(ranked, label: int, highlight, *, leaders: bool) -> list:
+    """The models a view by budget names: those first at some budget (with
+    `leaders`, in budget order, so that a rerun draws the same figure), the
+    `label` best at the largest budget, and the highlighted ones."""
+    last = ranked[ranked["n"] == ranked["n"].max()].sort_values("mean rank")
+    first = (list(ranked.sort_values(["n", "mean rank"], kind="stable")
+                  .groupby("n").head(1)["model"]) if leaders else [])
+    return list(dict.fromkeys([*first, *last["model"].head(label),
+                               *_highlighted(ranked["model"], highlight)]))
+
+
 def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
     """Mean rank across tasks against the budget (:func:`evp.ranking.rank_table`),
     one line per model, rank 1 at the top; the models first at some budget, the
@@ -1497,17 +1518,8 @@ def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        with plt.rc_context(theme()):
-            _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-    last = ranked[ranked["n"] == ranked["n"].max()].sort_values("mean rank")
-    # In budget order (a set's order would change from run to run).
-    leaders = list(ranked.sort_values(["n", "mean rank"], kind="stable")
-                   .groupby("n").head(1)["model"])
-    named = list(dict.fromkeys([*leaders, *last["model"].head(label),
-                                *_highlighted(ranked["model"], highlight)]))
+    ax = _budget_axes(ax)
+    named = _named_models(ranked, label, highlight, leaders=True)
     colors = dict(zip(named, _colors(PALETTE, len(named)), strict=False))
     for model, part in ranked.groupby("model", sort=False):
         part = part.sort_values("n")
@@ -1535,14 +1547,8 @@ def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        with plt.rc_context(theme()):
-            _, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
-    last = ranked[ranked["n"] == ranked["n"].max()].sort_values("mean rank")
-    named = list(dict.fromkeys([*last["model"].head(label),
-                                *_highlighted(ranked["model"], highlight)]))
+    ax = _budget_axes(ax)
+    named = _named_models(ranked, label, highlight, leaders=False)
     for model, color in zip(named, _colors(PALETTE, len(named)), strict=False):
         part = ranked[ranked["model"] == model].sort_values("n")
         n = part["n"].to_numpy(float)
