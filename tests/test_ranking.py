@@ -358,3 +358,41 @@ def test_one_mlflow_experiment_per_task(tmp_path):
     # Without a task role, each experiment is a model.
     pooled = evp.read_results(uri, experiment=["iris", "wine"], score="val_acc")
     assert pooled.models == ["iris", "wine"]
+
+
+@pytest.mark.parametrize("models", [3, 12])
+def test_the_many_model_figures_draw_without_overlaps(models):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from evp.plot import (
+        plot_aggregate,
+        plot_best_set,
+        plot_critical_difference,
+        plot_profiles,
+        plot_ranks,
+        plot_verdict_matrix,
+        text_overlaps,
+    )
+
+    rng = np.random.default_rng(14)
+    frame = pd.DataFrame([
+        {"task": f"data-set-{t}", "model": f"model_number_{m}",
+         "acc": 0.6 + 0.01 * m + rng.normal(0, 0.05)}
+        for t in range(5) for m in range(models) for _ in range(30)])
+    results = evp.read_results(frame, score="acc", group="model", task="task")
+    curves = task_curves(results, [1, 3, 10])
+    ranked = rank_table(curves)
+    one = results.by_task()["data-set-0"]
+    figures = {
+        "ranks": plot_ranks(ranked, highlight="model_number_1"),
+        "aggregate": plot_aggregate(ranked),
+        "profiles": plot_profiles(profile_table(curves, 3)),
+        "critical difference": plot_critical_difference(
+            ranked, pairs_across_tasks(curves), 10),
+        "best set": plot_best_set(evp.best_set(one, [1, 3, 10]).frame),
+        "verdicts": plot_verdict_matrix(evp.compare_all(one, [1, 3, 10])),
+    }
+    for name, ax in figures.items():
+        assert text_overlaps(ax.figure) == [], name
+        plt.close(ax.figure)
