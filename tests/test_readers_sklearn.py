@@ -80,7 +80,8 @@ def test_a_random_search_is_read_in_the_order_drawn(random_search):
     assert results.notes[0].endswith("random search, candidates drawn "
                                      "independently, in the order drawn")
     assert "exchangeability test" in " ".join(results.notes)
-    assert set(results.exchangeability) == {"mean_test_score"}
+    # One search, one model: named after its estimator, not the score column.
+    assert set(results.exchangeability) == {"DecisionTreeClassifier"}
 
 
 def test_failed_fits_are_refused_unless_a_policy_is_given(random_search):
@@ -204,3 +205,44 @@ def test_an_unfitted_search_and_a_contradicted_direction(random_search):
         from evp.readers.sklearn import read_search
 
         read_search(random_search, iteration=0)
+
+
+def test_several_searches_in_one_call(random_search, grid_search, tmp_path):
+    from sklearn.model_selection import RandomizedSearchCV
+
+    # One search is named after its estimator, not after the score column.
+    alone = read_results(random_search, failed="drop")
+    assert alone.models == ["DecisionTreeClassifier"]
+    other = _tree_search(RandomizedSearchCV, n_iter=8, random_state=4,
+                         param_distributions={"max_depth": [1, 2, 3, 4, 6],
+                                              "min_samples_leaf": [1, 5]})
+    both = read_results({"shallow": random_search, "deep": other}, failed="drop")
+    assert both.models == ["shallow", "deep"] and both.group == "model"
+    assert {m: s.size for m, s in both.scores.items()} == {
+        "shallow": len(alone.frame), "deep": len(other.cv_results_["params"])}
+    assert set(both.exchangeability) == {"shallow", "deep"}
+    assert all(note.startswith(("shallow: ", "deep: ")) for note in both.notes)
+    # DataFrames and paths too, each one model.
+    frame = pd.DataFrame({"acc": [0.5, 0.6, 0.7]})
+    path = tmp_path / "c.csv"
+    frame.assign(acc=[0.4, 0.3, 0.2]).to_csv(path, index=False)
+    mixed = read_results({"a": frame, "c": str(path)}, score="acc")
+    assert mixed.models == ["a", "c"] and list(mixed.scores["c"]) == [0.4, 0.3, 0.2]
+    # A source of several models, or searches scored differently: one line each.
+    two = read_results(pd.DataFrame({"acc": [0.1, 0.2], "m": ["x", "y"]}),
+                       score="acc", group="m")
+    with pytest.raises(ValueError, match=r"path_or_frame\['two'\] holds 2 models"):
+        read_results({"two": two}, score="acc")
+    with pytest.raises(ValueError, match=r"path_or_frame\['b'\]: score: the search "
+                       "scored 2 metrics"):
+        read_results({"a": random_search, "b": grid_search}, failed="drop")
+
+
+def test_several_searches_must_share_a_score_column(random_search):
+    optuna = pytest.importorskip("optuna")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize",
+                                sampler=optuna.samplers.RandomSampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=5)
+    with pytest.raises(ValueError, match="score: the searches differ"):
+        read_results({"tree": random_search, "study": study}, failed="drop")

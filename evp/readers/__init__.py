@@ -157,7 +157,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
 
     Parameters
     ----------
-    path_or_frame : str, os.PathLike, pandas.DataFrame or evp.Results
+    path_or_frame : str, os.PathLike, pandas.DataFrame, evp.Results or dict
         A file with one row per search round and a header — delimited text
         (``.csv``, ``.tsv``, ``.tab``, ``.txt``: the delimiter and a decimal comma
         are sniffed, see `sep` and `decimal`), JSON Lines (``.jsonl``,
@@ -181,6 +181,12 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         `experiment` (:mod:`evp.readers.mlflow`; needs the ``mlflow`` extra);
         or a W&B runs table, the CSV the W&B app exports or the public API's
         DataFrame (:mod:`evp.readers.wandb`; one row per run).
+        Several searches in one call: ``{"logreg": search_1, "svc": search_2}``
+        (fitted scikit-learn searches, Optuna studies, DataFrames, paths, each
+        holding one model), read one by one with the same options, each a model
+        named by its key (column ``model``); their scores must share a column
+        name and a direction. A single fitted search is named after its
+        estimator (``LogisticRegression``).
     score : str
         Column holding each round's validation score. Optional for a tuner's
         results: an Optuna study's one objective (``value``), or a Ray Tune
@@ -306,6 +312,13 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     >>> results.score, results.frame.columns.tolist()
     ('acc', ['acc', 'lr'])
     """
+    if _is_several(path_or_frame):
+        return _read_several(
+            path_or_frame, score=score, cost=cost, order=order, runs=runs,
+            task=task, sep=sep, decimal=decimal, failed=failed,
+            drop_bad_rows=drop_bad_rows, study=study, metric=metric, mode=mode,
+            per_trial=per_trial, experiment=experiment, minimize=minimize,
+            group=group)
     failed = as_choice(failed, "failed", FAILURES)
     if drop_bad_rows:
         if failed == "worst":
@@ -414,6 +427,69 @@ def _pooled_tasks(results: Results) -> Results:
                 f"pooled as one search; pass task={column!r} (--task {column}) to "
                 "judge each task and compare across them")))
     return results
+
+
+def _is_several(source) -> bool:
+    """{name: source} with one search per name (not a cv_results_ dict)."""
+    return (isinstance(source, dict) and bool(source)
+            and not sklearn.is_cv_results(source)
+            and all(isinstance(k, str) for k in source)
+            and not any(isinstance(v, list | tuple | np.ndarray) for v in
+                        source.values()))
+
+
+def _read_several(sources: dict, *, group, **options) -> Results:
+    """Several searches, one model each, as one Results: each read as
+    read_results reads it, named by its key (column ``model``)."""
+    if group is not None:
+        raise ValueError("group: several searches are one model each, named by "
+                         "their keys; leave group out")
+    parts = {}
+    for name, source in sources.items():
+        try:
+            part = read_results(source, **options)
+        except (ValueError, TypeError, FileNotFoundError) as error:
+            raise type(error)(f"path_or_frame[{name!r}]: {error}") from None
+        if len(part.models) != 1:
+            raise ValueError(
+                f"path_or_frame[{name!r}] holds {len(part.models)} models "
+                f"({', '.join(part.models[:4])}): give one search per name")
+        parts[name] = part
+    first = next(iter(parts.values()))
+    for label, values in (("score", {p.score for p in parts.values()}),
+                          ("minimize", {p.minimize for p in parts.values()})):
+        if len(values) > 1:
+            shown = ", ".join(f"{n}: {getattr(p, label)!r}" for n, p in parts.items())
+            raise ValueError(f"{label}: the searches differ ({shown}); name one "
+                             f"{'score' if label == 'score' else 'direction'} that "
+                             "holds for all of them")
+    column = "model"
+    while any(column in p.frame for p in parts.values()):
+        column = f"_{column}"
+    frames, failed, offset = [], [], 0
+    for name, part in parts.items():
+        frames.append(part.frame.assign(**{column: name}))
+        failed += [offset + row for row in part.failed]
+        offset += len(part.frame)
+    frame = pd.concat(frames, ignore_index=True)
+
+    def same(role):
+        values = {getattr(p, role) for p in parts.values()}
+        return values.pop() if len(values) == 1 else None
+
+    notes = tuple(f"{name}: {note}" for name, p in parts.items() for note in p.notes)
+    warned = tuple(f"{name}: {w}" for name, p in parts.items() for w in p.warnings)
+    return Results(
+        frame, score=first.score, group=column, cost=same("cost"),
+        order=same("order"), ordered=all(p.ordered for p in parts.values()),
+        minimize=first.minimize, direction=first.direction, notes=notes,
+        warnings=warned, strategy=same("strategy"), failed=tuple(failed),
+        failures=first.failures, tuner=same("tuner"),
+        exchangeability={name: p.exchangeability[p.models[0]]
+                         for name, p in parts.items()
+                         if p.models[0] in p.exchangeability},
+        source=", ".join(f"{name}: {p.source}" for name, p in parts.items()),
+        model_order=tuple(parts), limits=same("limits") or first.limits)
 
 
 def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial,

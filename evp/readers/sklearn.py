@@ -254,7 +254,19 @@ def read_search(search_or_results, *, score=None, iteration=None) -> Results:
         notes[0] += "; " + label.split(": ", 1)[1]  # how the candidates were chosen
     return Results(frame, score=column, minimize=False, direction=_DIRECTION,
                    notes=tuple(notes), warnings=tuple(warnings), strategy=label,
-                   tuner="scikit-learn", ordered=ordered, source=source)
+                   tuner="scikit-learn", ordered=ordered, source=source,
+                   name=_estimator_name(obj) if kind is not None else None)
+
+
+def _estimator_name(search) -> str | None:
+    """The name of the model a search tuned: its estimator's class, the last step
+    of a pipeline (``LogisticRegression``), so that one search's curve is not
+    named after the score column."""
+    estimator = getattr(search, "estimator", None)
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        estimator = steps[-1][1]
+    return type(estimator).__name__ if estimator is not None else None
 
 
 def _iteration(frame: pd.DataFrame, iteration, kind: str):
