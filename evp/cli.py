@@ -100,6 +100,43 @@ def _budgets(text: str | None):
     return sorted({int(v) for v in values})
 
 
+def _inputs(args: argparse.Namespace) -> list:
+    """Every results path the command reads (several with NAME=PATH)."""
+    sources = getattr(args, "sources", None)
+    return list(sources.values()) if sources else [args.results]
+
+
+def _named_source(word: str):
+    """(name, path) of a NAME=PATH argument naming a file or folder that exists,
+    else None."""
+    name, sep, path = word.partition("=")
+    if not sep or not name or word.startswith("-"):
+        return None
+    return (name, path) if Path(path).expanduser().exists() else None
+
+
+def _several_sources(args: argparse.Namespace, words: list) -> list:
+    """NAME=PATH results, several searches one model each: gathered into
+    args.sources from RESULTS and the words argparse left over (or took for
+    model names); the other words returned."""
+    first = _named_source(args.results)
+    rest, named = [], [first] if first else []
+    for word in words:
+        found = _named_source(word)
+        (named.append(found) if found else rest.append(word))
+    if named:
+        if not first:
+            raise UsageError(f"RESULTS: with several searches name each one, "
+                             f"NAME=PATH; got {args.results!r} first")
+        names = [n for n, _ in named]
+        if len(set(names)) != len(names):
+            raise UsageError(f"RESULTS: each search's name once, got "
+                             f"{', '.join(names)}")
+        args.sources = dict(named)
+        args.results = named[0][1]
+    return rest
+
+
 def _results(args: argparse.Namespace, group: str | None):
     """The results RESULTS names, read as the input options say; the reader's
     notes printed."""
@@ -111,7 +148,8 @@ def _results(args: argparse.Namespace, group: str | None):
             raise UsageError(f"--drop-bad-rows is --failed drop; it contradicts "
                              f"--failed {failed}: give --failed only")
         failed = "drop"
-    results = read_results(args.results, score=args.score, group=group,
+    results = read_results(getattr(args, "sources", None) or args.results,
+                           score=args.score, group=group,
                            cost=getattr(args, "cost", None), order=args.order,
                            runs=args.runs, task=args.task,
                            sep=args.sep, decimal=args.decimal,
@@ -313,7 +351,7 @@ def curve(args: argparse.Namespace) -> int:
     if args.pool and args.group:
         raise UsageError("--pool and --group contradict each other: --group COL "
                          "draws one curve per model, --pool one for all rows")
-    out = _check_out(args.out, [args.results])
+    out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
     results = _results(args, args.group)
     if args.group is None:
@@ -463,7 +501,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
                          "to compare")
     args.names = {"scores_a": args.a, "scores_b": args.b}
-    out = _check_out(args.out, [args.results])
+    out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
     results = _results(args, args.group)
     if results.group is None:
@@ -512,7 +550,7 @@ def _compare_many(args: argparse.Namespace) -> int:
                          f"{args.models[0]!r}: name another, or give --all")
     if len(set(args.models)) != len(args.models):
         raise UsageError(f"each model once, got {' '.join(args.models)}")
-    out = _check_out(args.out, [args.results])
+    out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
     results = _results(args, args.group)
     if results.group is None:
@@ -586,7 +624,7 @@ def plan(args: argparse.Namespace) -> int:
         raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
                          f"{args.budget}")
     args.names = {"scores_a": args.a, "scores_b": args.b}
-    out = _check_out(args.out, [args.results])
+    out = _check_out(args.out, _inputs(args))
     results = _results(args, args.group)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
@@ -688,7 +726,7 @@ def report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out must end in .html, .md or .tex, got {args.out!r}")
     from evp._output import check_output
 
-    out = check_output(out, inputs=[args.results], name="--out")
+    out = check_output(out, inputs=_inputs(args), name="--out")
     results = _results(args, args.group)
     models = None if args.models is None else [
         m.strip() for m in args.models.split(",") if m.strip()]
@@ -709,7 +747,7 @@ def report(args: argparse.Namespace) -> int:
         if note not in said:
             _note(note)
     replaced = []
-    print(f"wrote {built.save(out, inputs=[args.results], replaced=replaced)}")
+    print(f"wrote {built.save(out, inputs=_inputs(args), replaced=replaced)}")
     for path in replaced:
         _note(f"replaced the existing {path}")
     return 0
@@ -751,6 +789,10 @@ def run(args: argparse.Namespace) -> int:
     from evp._workspace import RUNS_FOLDER, project_root
     from evp.runner import NotebookFailed, find_notebook
 
+    if getattr(args, "sources", None):
+        raise UsageError("RESULTS: a notebook reads one results file; put the "
+                         "searches in one file with a model column (or use evp "
+                         "curve, compare or report, which take several)")
     notebook = find_notebook(args.notebook)
     name = notebook.stem
     declared = papermill.inspect_notebook(str(notebook))
@@ -984,7 +1026,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "Optuna storage (sqlite:///study.db or a .db file); a "
                              "Ray Tune experiment folder; or an MLflow store (an "
                              "mlruns folder, sqlite:///mlflow.db, a tracking URI; "
-                             "see --experiment)")
+                             "see --experiment); several searches, one model "
+                             "each: NAME=PATH NAME=PATH …")
     common.add_argument("--score", metavar="COL",
                         help="column of validation scores (required; default for "
                              "an Optuna study: its one objective, for Ray Tune: "
@@ -1341,13 +1384,24 @@ def _shown(text) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if args.command == "compare":
-        # argparse gives MODEL... only the words before the first option; the
-        # model names after the options ("RESULTS --score s --group g A B") are
-        # left over, and are the models.
-        lead = list(itertools.takewhile(lambda word: not word.startswith("-"),
-                                        extra))
-        args.models, extra = [*args.models, *lead], extra[len(lead):]
+    if hasattr(args, "results"):
+        try:
+            if args.command == "compare":
+                args.models = _several_sources(args, args.models)
+            lead = list(itertools.takewhile(lambda word: not word.startswith("-"),
+                                            extra))
+            rest = _several_sources(args, lead)
+        except UsageError as error:
+            print(_shown(f"evp {args.command}: {error}"), file=sys.stderr)
+            return 2
+        extra = extra[len(lead):]
+        if args.command == "compare":
+            # argparse gives MODEL... only the words before the first option;
+            # the model names after the options ("RESULTS --score s --group g A
+            # B") are left over, and are the models.
+            args.models = [*args.models, *rest]
+        else:
+            extra = [*rest, *extra]
     if extra:
         own = parser._subparsers._group_actions[0].choices[args.command]
         own.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -431,3 +431,26 @@ def test_every_option_has_help_and_its_default():
                 f"{name} {action.option_strings[0]}: no default in {shown!r}")
     done = run("curve", "--help")
     assert "(default: v)" in done.stdout and "(default: 0.8)" in done.stdout
+
+
+def test_several_searches_as_name_equals_path(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    for name, centre in (("a", 0.6), ("b", 0.8)):
+        pd.DataFrame({"acc": rng.normal(centre, 0.02, 30)}).to_csv(
+            tmp_path / f"{name}.csv", index=False)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    out = tmp_path / "curves.csv"
+    assert cli.main(["curve", f"low={a}", f"high={b}", "--score", "acc", "--ns", "1,5",
+                 "--out", str(out)]) == 0
+    assert list(dict.fromkeys(pd.read_csv(out)["model"])) == ["low", "high"]
+    capsys.readouterr()
+    assert cli.main(["compare", f"low={a}", f"high={b}", "--score", "acc", "high",
+                 "low", "--ns", "3"]) == 0
+    assert "strong" in capsys.readouterr().out
+    for command in (["curve", str(a), f"high={b}", "--score", "acc"],
+                    ["curve", f"low={a}", f"high={b}", "--score", "acc", "--out",
+                     str(a)],
+                    ["run", "deberta_tutorial", f"low={a}", f"high={b}", "--score",
+                     "acc"]):
+        assert cli.main(command) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
