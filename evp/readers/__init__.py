@@ -16,6 +16,7 @@ The paper's own data (sources, checksums, the mirror) are the registry of
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -37,8 +38,8 @@ from evp.readers.files import (
 from evp.results import ASSUMED_DIRECTION, FAILURES, Results
 from evp.significance import exchangeability_test
 
-__all__ = ["FAILED_STATES", "LOSS_WORDS", "load_search", "looks_like_loss",
-           "read_results"]
+__all__ = ["FAILED_STATES", "LOSS_WORDS", "READERS_GROUP", "load_search",
+           "looks_like_loss", "plugin_readers", "read_results"]
 
 _ROW_NOTE = "(row 1 is the first data row)"
 _DROP_HINT = "; pass failed='drop' to drop such rows"
@@ -331,7 +332,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
                                   experiment=experiment,
                                   columns=(score, group, cost, order, runs, task))
     name = base.name if base is not None else None
-    if base is not None and base.tuner in _NAMING_READERS:
+    if base is not None and (base.tuner in _NAMING_READERS
+                             or base.tuner in _PLUGGED):
         # These readers resolved the score ("accuracy" → "mean_test_accuracy").
         score = base.score if score is None or score not in frame else score
         if base.group is not None and group is None and task != base.group:
@@ -429,6 +431,56 @@ def _pooled_tasks(results: Results) -> Results:
     return results
 
 
+#: The entry-point group through which other packages add readers: each entry
+#: point names an object with ``sniff(source) -> bool`` and ``read(source,
+#: **options) -> evp.Results``, tried after evp's own tool readers (MLflow,
+#: scikit-learn) and before the tuners and plain files.
+READERS_GROUP = "evp.readers"
+# The plug-ins' tuner names seen: like evp's own tool readers, they name the score.
+_PLUGGED: set = set()
+
+
+def plugin_readers() -> dict:
+    """{name: reader} of the readers other packages install (entry-point group
+    :data:`READERS_GROUP`), in name order. One that cannot be loaded, or has no
+    ``sniff`` and ``read``, is skipped with a warning naming it."""
+    import sys
+
+    return dict(_plugins(tuple(sys.path)))
+
+
+@functools.lru_cache(maxsize=8)
+def _plugins(path: tuple) -> tuple:
+    """The plug-ins installed where `path` (sys.path) looks, loaded once."""
+    from importlib.metadata import entry_points
+
+    found = {}
+    for point in sorted(entry_points(group=READERS_GROUP), key=lambda p: p.name):
+        try:
+            reader = point.load()
+        except Exception as error:  # another package's bug: said, not raised
+            warnings.warn(f"the evp reader {point.name!r} ({point.value}) could not "
+                          f"be loaded ({type(error).__name__}: {error}); skipped",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        if not (callable(getattr(reader, "sniff", None))
+                and callable(getattr(reader, "read", None))):
+            warnings.warn(f"the evp reader {point.name!r} ({point.value}) has no "
+                          "sniff(source) and read(source, **options); skipped",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        found[point.name] = reader
+    return tuple(found.items())
+
+
+def _sniffs(reader, source) -> bool:
+    """Whether a plug-in claims `source`; a sniff that fails claims nothing."""
+    try:
+        return bool(reader.sniff(source))
+    except Exception:  # another package's sniff must not stop a read
+        return False
+
+
 def _is_several(source) -> bool:
     """{name: source} with one search per name (not a cv_results_ dict)."""
     return (isinstance(source, dict) and bool(source)
@@ -504,6 +556,15 @@ def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_tria
         _not_for("a scikit-learn search", study=study, metric=metric, mode=mode)
         base = sklearn.read_search(path_or_frame, score=score)
         return base, base.frame, base.source
+    for name, reader in plugin_readers().items():
+        if _sniffs(reader, path_or_frame):
+            base = reader.read(path_or_frame, score=score)
+            if not isinstance(base, Results):
+                raise TypeError(f"path_or_frame: the evp reader {name!r} returned "
+                                f"{_describe(base)}, not evp.Results")
+            base = base.replace(tuner=base.tuner or name)
+            _PLUGGED.add(base.tuner)
+            return base, base.frame, base.source
     source = tuners.is_tuner_source(path_or_frame)
     if source is None:
         for name, value in (("study", study), ("metric", metric), ("mode", mode)):
