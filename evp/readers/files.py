@@ -42,6 +42,14 @@ _DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def not_sqlite(path, tool: str) -> ValueError:
+    """The one-line refusal of a file that is empty or no SQLite database, where
+    `tool`'s store (an Optuna storage, an MLflow store) was expected."""
+    what = "is empty" if Path(path).stat().st_size == 0 else "is not a SQLite database"
+    return ValueError(f"path_or_frame: {Path(path).name} {what}: not {tool} "
+                      "(nothing was written to it)")
+
+
 def sqlite_tables(path: Path) -> set[str] | None:
     """The tables of SQLite database `path`, read without writing anything (no
     journal, no lock file: ``immutable=1``, or ``mode=ro`` when a write-ahead

@@ -50,7 +50,12 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import _describe
-from evp.readers.files import sqlite_columns, sqlite_snapshot, sqlite_tables
+from evp.readers.files import (
+    not_sqlite,
+    sqlite_columns,
+    sqlite_snapshot,
+    sqlite_tables,
+)
 from evp.results import Results
 
 __all__ = ["FINISHED", "UNFINISHED", "is_mlflow_source", "read_mlflow"]
@@ -124,10 +129,7 @@ def _client():
 def _not_mlflow(path: Path) -> ValueError:
     tables = sqlite_tables(path)
     if tables is None:
-        what = ("is empty" if path.stat().st_size == 0
-                else "is not a SQLite database")
-        return ValueError(f"path_or_frame: {path.name} {what}: not an MLflow store "
-                          "(nothing was written to it)")
+        return not_sqlite(path, "an MLflow store")
     shown = ", ".join(sorted(tables)[:8]) or "none"
     return ValueError(f"path_or_frame: {path.name} is not an MLflow SQLite store "
                       f"(its tables: {shown}; MLflow's include "

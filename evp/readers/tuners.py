@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice
-from evp.readers.files import sqlite_snapshot, sqlite_tables
+from evp.readers.files import not_sqlite, sqlite_snapshot, sqlite_tables
 from evp.results import Results
 
 __all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_tuner_source",
@@ -149,10 +149,7 @@ def _storage(source):
         raise FileNotFoundError(f"path_or_frame: no such SQLite file {path}{where}")
     tables = sqlite_tables(path)
     if tables is None:
-        what = ("is empty" if path.stat().st_size == 0
-                else "is not a SQLite database")
-        raise ValueError(f"path_or_frame: {path.name} {what}: not an Optuna storage "
-                         "(nothing was written to it)")
+        raise not_sqlite(path, "an Optuna storage")
     if not tables >= OPTUNA_TABLES:
         shown = ", ".join(sorted(tables)[:8]) or "none"
         raise ValueError(f"path_or_frame: {path.name} holds no Optuna study (its "
