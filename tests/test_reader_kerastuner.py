@@ -348,3 +348,12 @@ def test_reading_changes_nothing_in_the_folder(tmp_path):
     kerastuner.read(search)
     read(search, failed="worst")
     assert snapshot() == before
+
+
+def test_checkpoints_and_trial_folders_without_a_record_are_not_read(tmp_path):
+    search = copy(RANDOM, tmp_path)
+    (search / "trial_0" / "checkpoint.weights.h5").write_bytes(b"\x89HDF\r\n\x1a\n")
+    (search / "trial_0" / "build_config.json").write_text('{"input_shape": null}')
+    (search / "trial_8").mkdir()  # created, its record not yet written
+    (search / "notes.txt").write_text("not KerasTuner's")
+    assert kerastuner.read(search).frame.equals(kerastuner.read(RANDOM).frame)
