@@ -325,6 +325,11 @@ def test_missing_folders_and_searches_without_results(tmp_path):
         kerastuner.read(tmp_path / "missing")
     with pytest.raises(FileNotFoundError, match=r"^path_or_frame: no oracle\.json"):
         kerastuner.read(tmp_path)
+    with pytest.raises(ValueError, match=r"^path_or_frame: trial\.json is a file; "
+                                         r"give the KerasTuner project folder"):
+        kerastuner.read(RANDOM / "trial_0" / "trial.json")
+    with pytest.raises(TypeError, match=r"^path_or_frame: a KerasTuner project"):
+        kerastuner.read(42)
     search = copy(INTERRUPTED, tmp_path)
     for trial in ("trial_0", "trial_1"):
         shutil.rmtree(search / trial)

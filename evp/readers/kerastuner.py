@@ -279,6 +279,10 @@ def read(source, *, score=None) -> Results:
     if project is None:
         raise TypeError(f"path_or_frame: a KerasTuner project folder is a path, "
                         f"got {type(source).__name__}")
+    if project.is_file():
+        raise ValueError(f"path_or_frame: {project.name} is a file; give the "
+                         "KerasTuner project folder (directory/project_name) or "
+                         "its oracle.json")
     if not project.is_dir():
         raise FileNotFoundError(f"path_or_frame: no such folder {project}")
     if not (project / "oracle.json").is_file():
