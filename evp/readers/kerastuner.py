@@ -291,8 +291,13 @@ def read(source, *, score=None) -> Results:
                                 "project_name)")
     name = project.resolve().name or str(project)
     oracle = _load(project / "oracle.json", project, "the oracle's state")
+    try:
+        folders = sorted(project.iterdir())
+    except OSError as error:
+        raise ValueError(f"path_or_frame: the folder {name} cannot be listed "
+                         f"({error.strerror or type(error).__name__})") from None
     records = []
-    for folder in sorted(project.iterdir()):
+    for folder in folders:
         match = _TRIAL_DIR.match(folder.name)
         if not (match and folder.is_dir() and (folder / "trial.json").is_file()):
             continue
