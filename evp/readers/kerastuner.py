@@ -29,14 +29,15 @@ The score and its direction
 A trial's ``score`` is what the oracle made of its objective: its value at
 the best epoch, averaged over the trial's executions (``executions_per_trial``:
 KerasTuner 1.4 averages each execution's best epoch and records one value, so
-the record does not say how many executions there were; earlier versions
-recorded every execution's value at every epoch, and the score was the best
-epoch of their mean). Since KerasTuner does not write the
-objective's name, the objective is the one metric whose best recorded value
-equals every completed trial's score; its recorded ``direction`` (``"max"`` or
-``"min"``) is the objective's own (``"val_accuracy"`` → max, or the direction
-of a ``kt.Objective("name", direction)``), and says which way is better. When
-two metrics are equal on every trial, name the objective with ``score=``.
+the record does not say how many executions there were; KerasTuner 1.0 recorded
+each execution's value at each epoch, and scored the best epoch of their mean).
+The score column is the recorded ``score`` either way. Since KerasTuner does
+not write the objective's name, the objective is the one metric whose best
+recorded value equals every completed trial's score; its recorded
+``direction`` (``"max"`` or ``"min"``) is the objective's own
+(``"val_accuracy"`` → max, or the direction of a ``kt.Objective("name",
+direction)``), and says which way is better. When two metrics are equal on
+every trial, name the objective with ``score=``.
 
 ``score=`` naming another metric reads that metric at each trial's best step
 (the epoch where the objective was best). KerasTuner guesses the direction of
