@@ -134,7 +134,9 @@ def test_optuna_direction_objectives_and_errors(study_db, tmp_path):
     with pytest.raises(FileNotFoundError, match="no such SQLite file"):
         read_results(f"sqlite:///{missing}")
     assert not missing.exists()  # reading never creates a storage
-    with pytest.raises(ValueError, match="metric and mode are for Ray Tune"):
+    with pytest.raises(ValueError, match=r"^mode='min' is for a Ray Tune experiment, "
+                                         r"and path_or_frame is an Optuna study: "
+                                         r"leave mode out$"):
         read_results(url, study="loss", mode="min")
 
 
@@ -258,11 +260,15 @@ def test_ray_tune_errors_name_the_argument(tune_folder):
         read_results(tune_folder, metric="f1", mode="max")
     with pytest.raises(ValueError, match=r"^metric: name the metric"):
         read_results(tune_folder)
-    with pytest.raises(ValueError, match="study is for Optuna"):
+    with pytest.raises(ValueError, match=r"^study='x' is for an Optuna study, and "
+                                         r"path_or_frame is a Ray Tune experiment: "
+                                         r"leave study out$"):
         read_results(tune_folder, metric="acc", mode="max", study="x")
     plain = tune_folder.parent / "plain.csv"
     plain.write_text("acc\n0.5\n0.6\n")
-    with pytest.raises(ValueError, match=r"^mode='max' is for results read straight"):
+    with pytest.raises(ValueError, match=r"^mode='max' is for a Ray Tune "
+                                         r"experiment, and path_or_frame is a "
+                                         r"results file"):
         read_results(plain, score="acc", mode="max")
 
 

@@ -16,25 +16,18 @@ The paper's own data (sources, checksums, the mirror) are the registry of
 
 from __future__ import annotations
 
-import functools
 import itertools
-import os
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evp._validation import _describe, as_choice
+from evp._validation import as_choice
 from evp.multiple import holm
-from evp.readers import mlflow, sklearn, tuners, wandb
-from evp.readers.files import (
-    _unique_trials,
-    load_search,
-    read_table,
-    separator_hint,
-)
+from evp.readers import sklearn
+from evp.readers.files import _unique_trials, load_search, separator_hint
+from evp.readers.registry import READERS, READERS_GROUP, plugin_readers, read_source
 from evp.results import ASSUMED_DIRECTION, FAILURES, Results
 from evp.significance import exchangeability_test
 
@@ -124,8 +117,9 @@ _FEWEST = 199
 def _resamples(trials: int) -> int:
     """The random orders of the exchangeability test for `trials` trials."""
     return int(min(_PERMUTATIONS, max(_FEWEST, _PERMUTED // max(trials, 1))))
-# Readers that resolve the score's name themselves (a scorer's, a metric's).
-_NAMING_READERS = ("scikit-learn", "mlflow", "wandb")
+# What readers that resolve the score's name themselves (a scorer's, a
+# metric's) call themselves: Results they made, read again, keep that score.
+_NAMING = {r.name for r in READERS if r.names_score}
 _ALPHA = 0.05
 
 
@@ -326,14 +320,12 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
             raise ValueError("drop_bad_rows=True and failed='worst' contradict each "
                              "other: pass failed only")
         failed = "drop"
-    base, frame, origin = _source(path_or_frame, score=score, sep=sep,
-                                  decimal=decimal, study=study, metric=metric,
-                                  mode=mode, per_trial=per_trial,
-                                  experiment=experiment,
-                                  columns=(score, group, cost, order, runs, task))
+    reader, base, frame, origin = read_source(
+        path_or_frame, score=score, sep=sep, decimal=decimal, study=study,
+        metric=metric, mode=mode, per_trial=per_trial, experiment=experiment,
+        columns=(score, group, cost, order, runs, task))
     name = base.name if base is not None else None
-    if base is not None and (base.tuner in _NAMING_READERS
-                             or base.tuner in _PLUGGED):
+    if base is not None and (reader.names_score or base.tuner in _NAMING):
         # These readers resolved the score ("accuracy" → "mean_test_accuracy").
         score = base.score if score is None or score not in frame else score
         if base.group is not None and group is None and task != base.group:
@@ -353,6 +345,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         elif base.group is not None:
             raise ValueError(f"group: several studies are grouped by study "
                              f"already; leave group={group!r} out")
+    elif base is not None:
+        score = score or base.score  # evp search's trials, Results read before
     elif score is None:
         raise ValueError("score: name the column of validation scores, e.g. "
                          "score='accuracy'")
@@ -431,56 +425,6 @@ def _pooled_tasks(results: Results) -> Results:
     return results
 
 
-#: The entry-point group through which other packages add readers: each entry
-#: point names an object with ``sniff(source) -> bool`` and ``read(source,
-#: **options) -> evp.Results``, tried after evp's own tool readers (MLflow,
-#: scikit-learn) and before the tuners and plain files.
-READERS_GROUP = "evp.readers"
-# The plug-ins' tuner names seen: like evp's own tool readers, they name the score.
-_PLUGGED: set = set()
-
-
-def plugin_readers() -> dict:
-    """{name: reader} of the readers other packages install (entry-point group
-    :data:`READERS_GROUP`), in name order. One that cannot be loaded, or has no
-    ``sniff`` and ``read``, is skipped with a warning naming it."""
-    import sys
-
-    return dict(_plugins(tuple(sys.path)))
-
-
-@functools.lru_cache(maxsize=8)
-def _plugins(path: tuple) -> tuple:
-    """The plug-ins installed where `path` (sys.path) looks, loaded once."""
-    from importlib.metadata import entry_points
-
-    found = {}
-    for point in sorted(entry_points(group=READERS_GROUP), key=lambda p: p.name):
-        try:
-            reader = point.load()
-        except Exception as error:  # another package's bug: said, not raised
-            warnings.warn(f"the evp reader {point.name!r} ({point.value}) could not "
-                          f"be loaded ({type(error).__name__}: {error}); skipped",
-                          RuntimeWarning, stacklevel=2)
-            continue
-        if not (callable(getattr(reader, "sniff", None))
-                and callable(getattr(reader, "read", None))):
-            warnings.warn(f"the evp reader {point.name!r} ({point.value}) has no "
-                          "sniff(source) and read(source, **options); skipped",
-                          RuntimeWarning, stacklevel=2)
-            continue
-        found[point.name] = reader
-    return tuple(found.items())
-
-
-def _sniffs(reader, source) -> bool:
-    """Whether a plug-in claims `source`; a sniff that fails claims nothing."""
-    try:
-        return bool(reader.sniff(source))
-    except Exception:  # another package's sniff must not stop a read
-        return False
-
-
 def _is_several(source) -> bool:
     """{name: source} with one search per name (not a cv_results_ dict)."""
     return (isinstance(source, dict) and bool(source)
@@ -542,94 +486,6 @@ def _read_several(sources: dict, *, group, **options) -> Results:
                          if p.models[0] in p.exchangeability},
         source=", ".join(f"{name}: {p.source}" for name, p in parts.items()),
         model_order=tuple(parts), limits=same("limits") or first.limits)
-
-
-def _source(path_or_frame, *, score, sep, decimal, study, metric, mode, per_trial,
-            experiment, columns=None):
-    """(Results a reader made or None, the raw frame, where it came from)."""
-    if experiment is not None or mlflow.is_mlflow_source(path_or_frame):
-        _not_for("an MLflow store", study=study, metric=metric, mode=mode)
-        base = mlflow.read_mlflow(path_or_frame, experiment=experiment, score=score)
-        return base, base.frame, base.source
-    if sklearn.is_search(path_or_frame) or (
-            isinstance(path_or_frame, dict) and sklearn.is_cv_results(path_or_frame)):
-        _not_for("a scikit-learn search", study=study, metric=metric, mode=mode)
-        base = sklearn.read_search(path_or_frame, score=score)
-        return base, base.frame, base.source
-    for name, reader in plugin_readers().items():
-        if _sniffs(reader, path_or_frame):
-            base = reader.read(path_or_frame, score=score)
-            if not isinstance(base, Results):
-                raise TypeError(f"path_or_frame: the evp reader {name!r} returned "
-                                f"{_describe(base)}, not evp.Results")
-            base = base.replace(tuner=base.tuner or name)
-            _PLUGGED.add(base.tuner)
-            return base, base.frame, base.source
-    source = tuners.is_tuner_source(path_or_frame)
-    if source is None:
-        for name, value in (("study", study), ("metric", metric), ("mode", mode)):
-            if value is not None:
-                raise ValueError(f"{name}={value!r} is for results read straight "
-                                 "from Optuna or Ray Tune; path_or_frame is neither: "
-                                 f"leave {name} out")
-        if isinstance(path_or_frame, Results):
-            return path_or_frame, path_or_frame.frame, path_or_frame.source
-        if isinstance(path_or_frame, pd.DataFrame):
-            return _tool_frame(path_or_frame, score, "a DataFrame")
-        if isinstance(path_or_frame, str | os.PathLike):
-            path = Path(path_or_frame).expanduser()
-            if path.suffix.lower() in sklearn.PICKLE_SUFFIXES:
-                raise ValueError(f"path_or_frame: {path.name} is a pickle, and evp "
-                                 "never unpickles a file (loading one runs the code "
-                                 "in it): load it yourself if you trust it and pass "
-                                 "the object, or save pd.DataFrame(search."
-                                 "cv_results_) as a CSV file and read that")
-            if not path.exists():
-                raise FileNotFoundError(f"path_or_frame: no such file or folder "
-                                        f"{path}")
-            if path.is_dir():
-                base = load_search(path)
-                return base, base.frame, str(path_or_frame)
-            return _tool_frame(read_table(path, sep=sep, decimal=decimal,
-                                          columns=columns), score,
-                               str(path_or_frame))
-        raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
-                        f"got {_describe(path_or_frame)}")
-    if source == "optuna":
-        if metric is not None or mode is not None:
-            raise ValueError("metric and mode are for Ray Tune experiments; an Optuna "
-                             "study names its objective with score and its "
-                             "direction itself: leave them out")
-        base = tuners.read_optuna(path_or_frame, study=study, objective=score)
-    else:
-        if study is not None:
-            raise ValueError("study is for Optuna storages; a Ray Tune experiment "
-                             "names its metric: leave study out, pass metric")
-        if metric is None and score is None:
-            raise ValueError("metric: name the metric the Ray Tune trials reported, "
-                             "e.g. metric='accuracy'")
-        base = tuners.read_ray_tune(path_or_frame, metric=metric or score,
-                                    mode=mode, per_trial=per_trial)
-    return base, base.frame, base.source
-
-
-def _not_for(what: str, **options) -> None:
-    for name, value in options.items():
-        if value is not None:
-            raise ValueError(f"{name}={value!r} is for Optuna or Ray Tune, not "
-                             f"{what}: leave {name} out")
-
-
-def _tool_frame(frame: pd.DataFrame, score, origin: str):
-    """A table a tool wrote, read by its reader (scikit-learn's cv_results_, a
-    W&B runs table); any other as it is."""
-    if sklearn.is_cv_results(frame):
-        base = sklearn.read_search(frame, score=score)
-    elif wandb.wandb_shape(frame) is not None:
-        base = wandb.read_wandb(frame, score=score)
-    else:
-        return None, frame, origin
-    return base, base.frame, origin
 
 
 def _check_columns(frame: pd.DataFrame, roles: dict) -> None:

@@ -1,0 +1,287 @@
+r"""The readers, in one list, and the loop that picks one.
+
+A reader is a small object: ``sniff(source) -> bool`` says whether a source is
+its kind, ``read(source, **options)`` reads it. :func:`evp.read_results` asks
+each reader of :data:`READERS` in turn, and the first to claim the source reads
+it; the plug-ins other packages install (entry-point group
+:data:`READERS_GROUP`) are asked where :data:`PLUGINS_AFTER` says. Nothing else
+decides which reader reads what.
+
+evp's readers return :class:`evp.Results` for read_results to validate, or, for
+a table that no tool wrote (a DataFrame, a CSV file of one's own), the table
+itself: its roles are the ones the user names. A file's table is then offered
+to the readers of tables (scikit-learn's ``cv_results_``, a W&B runs table), so
+that a CSV file a tool wrote is read as that tool's.
+
+The options a reader takes are listed with it (:attr:`Reader.takes`); a tool's
+option given to another kind of source (``study=`` with a CSV file) is refused
+in one line that names the readers it is for.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from evp._validation import _describe
+from evp.readers import files, mlflow, sklearn, tuners, wandb
+from evp.results import Results
+
+__all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "Reader", "plugin_readers",
+           "read_source"]
+
+#: The entry-point group through which other packages add readers: each entry
+#: point names an object with ``sniff(source) -> bool`` and ``read(source,
+#: **options) -> evp.Results``.
+READERS_GROUP = "evp.readers"
+# The options of a tool's record; every reader takes `score`.
+_TOOL_OPTIONS = ("experiment", "study", "metric", "mode", "per_trial")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One kind of source and how to read it.
+
+    Attributes
+    ----------
+    name : str
+        The reader's name, as :attr:`evp.Results.tuner` names what it read.
+    reads : str
+        What it reads, in words, for messages ("an Optuna study").
+    sniff : callable
+        ``sniff(source) -> bool``: whether `source` is this reader's kind.
+    read : callable
+        ``read(source, **options)``: :class:`evp.Results`, or a plain table
+        (DataFrame) whose roles the user names.
+    takes : tuple of str
+        The options passed to `read`, besides `score`; a tool's option that is
+        not here is refused when this reader reads.
+    names_score : bool
+        Whether the reader resolves the score's name itself (``"accuracy"`` is
+        scikit-learn's ``mean_test_accuracy``), so that a `score` it does not
+        know by that name is its own.
+    """
+
+    name: str
+    reads: str
+    sniff: Callable
+    read: Callable
+    takes: tuple = ()
+    names_score: bool = False
+
+
+def _is_path(source) -> bool:
+    return isinstance(source, str | os.PathLike)
+
+
+def _read_mlflow(source, *, score=None, experiment=None):
+    return mlflow.read_mlflow(source, experiment=experiment, score=score)
+
+
+def _is_search(source) -> bool:
+    return sklearn.is_search(source) or (isinstance(source, dict)
+                                         and sklearn.is_cv_results(source))
+
+
+def _read_optuna(source, *, score=None, study=None):
+    return tuners.read_optuna(source, study=study, objective=score)
+
+
+def _read_ray_tune(source, *, score=None, metric=None, mode=None, per_trial="best"):
+    if metric is None and score is None:
+        raise ValueError("metric: name the metric the Ray Tune trials reported, "
+                         "e.g. metric='accuracy'")
+    return tuners.read_ray_tune(source, metric=metric or score, mode=mode,
+                                per_trial=per_trial)
+
+
+def _is_pickle(source) -> bool:
+    return _is_path(source) and Path(source).suffix.lower() in sklearn.PICKLE_SUFFIXES
+
+
+def _refuse_pickle(source, *, score=None):
+    raise ValueError(f"path_or_frame: {Path(source).name} is a pickle, and evp "
+                     "never unpickles a file (loading one runs the code in it): "
+                     "load it yourself if you trust it and pass the object, or save "
+                     "pd.DataFrame(search.cv_results_) as a CSV file and read that")
+
+
+def _is_search_folder(source) -> bool:
+    return _is_path(source) and Path(source).expanduser().is_dir()
+
+
+def _read_search_folder(source, *, score=None):
+    return files.load_search(source).replace(source=str(source))
+
+
+def _read_file(source, *, score=None, sep=None, decimal=None, columns=None):
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"path_or_frame: no such file or folder {path}")
+    table = files.read_table(path, sep=sep, decimal=decimal, columns=columns)
+    # A file a tool wrote (scikit-learn's cv_results_ as CSV, a W&B export) is
+    # read by that tool's reader.
+    for reader in _TABLES:
+        if reader.sniff(table):
+            return reader.read(table, score=score).replace(source=str(source))
+    return table
+
+
+def _is_table(source) -> bool:
+    return isinstance(source, pd.DataFrame)
+
+
+def _as_is(source, *, score=None):
+    return source
+
+
+def _read_cv_results(source, *, score=None):
+    return sklearn.read_search(source, score=score).replace(source="a DataFrame")
+
+
+def _read_wandb(source, *, score=None):
+    return wandb.read_wandb(source, score=score).replace(source="a DataFrame")
+
+
+# The readers of tables a tool wrote, tried on DataFrames and on files' tables.
+_TABLES = (
+    Reader("scikit-learn", "scikit-learn's cv_results_ table",
+           lambda s: _is_table(s) and sklearn.is_cv_results(s), _read_cv_results,
+           names_score=True),
+    Reader("wandb", "a W&B runs table",
+           lambda s: _is_table(s) and wandb.wandb_shape(s) is not None, _read_wandb,
+           names_score=True),
+)
+
+#: evp's readers, in the order they are asked. The first that claims a source
+#: reads it: the trackers and the tuners' records first, then tables a tool
+#: wrote, then users' own tables and files.
+READERS = (
+    Reader("mlflow", "an MLflow store", mlflow.is_mlflow_source, _read_mlflow,
+           takes=("experiment",), names_score=True),
+    Reader("scikit-learn", "a scikit-learn search", _is_search,
+           lambda s, score=None: sklearn.read_search(s, score=score),
+           names_score=True),
+    Reader("optuna", "an Optuna study",
+           lambda s: tuners.is_tuner_source(s) == "optuna", _read_optuna,
+           takes=("study",)),
+    Reader("ray tune", "a Ray Tune experiment",
+           lambda s: tuners.is_tuner_source(s) == "ray tune", _read_ray_tune,
+           takes=("metric", "mode", "per_trial")),
+    Reader("results", "evp.Results", lambda s: isinstance(s, Results),
+           lambda s, score=None: s),
+    *_TABLES,
+    Reader("table", "a DataFrame", _is_table, _as_is),
+    Reader("pickle", "a pickle file", _is_pickle, _refuse_pickle),
+    Reader("evp search", "a folder of evp search trials", _is_search_folder,
+           _read_search_folder),
+    Reader("file", "a results file", _is_path, _read_file,
+           takes=("sep", "decimal", "columns")),
+)
+#: The plug-ins are asked after this many of :data:`READERS` (the trackers'
+#: readers: MLflow, scikit-learn), before the tuners and plain files.
+PLUGINS_AFTER = 2
+# Options every reader of files and tables is given when the user gives none.
+_QUIET = {"sep": None, "decimal": None, "columns": None, "per_trial": "best"}
+
+
+def plugin_readers() -> dict:
+    """{name: reader} of the readers other packages install (entry-point group
+    :data:`READERS_GROUP`), in name order. One that cannot be loaded, or has no
+    ``sniff`` and ``read``, is skipped with a warning naming it."""
+    return dict(_plugins(tuple(sys.path)))
+
+
+@functools.lru_cache(maxsize=8)
+def _plugins(path: tuple) -> tuple:
+    """The plug-ins installed where `path` (sys.path) looks, loaded once."""
+    from importlib.metadata import entry_points
+
+    found = {}
+    for point in sorted(entry_points(group=READERS_GROUP), key=lambda p: p.name):
+        try:
+            reader = point.load()
+        except Exception as error:  # another package's bug: said, not raised
+            warnings.warn(f"the evp reader {point.name!r} ({point.value}) could not "
+                          f"be loaded ({type(error).__name__}: {error}); skipped",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        if not (callable(getattr(reader, "sniff", None))
+                and callable(getattr(reader, "read", None))):
+            warnings.warn(f"the evp reader {point.name!r} ({point.value}) has no "
+                          "sniff(source) and read(source, **options); skipped",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        found[point.name] = reader
+    return tuple(found.items())
+
+
+def _plugin(name: str, reader) -> Reader:
+    """A plug-in as a Reader: its sniff guarded (a failing one claims nothing),
+    its result checked to be Results and named after the plug-in."""
+
+    def sniff(source) -> bool:
+        try:
+            return bool(reader.sniff(source))
+        except Exception:  # another package's sniff must not stop a read
+            return False
+
+    def read(source, *, score=None):
+        base = reader.read(source, score=score)
+        if not isinstance(base, Results):
+            raise TypeError(f"path_or_frame: the evp reader {name!r} returned "
+                            f"{_describe(base)}, not evp.Results")
+        return base.replace(tuner=base.tuner or name)
+
+    return Reader(name, f"the {name!r} reader's kind", sniff, read, names_score=True)
+
+
+def readers() -> tuple:
+    """Every reader in the order it is asked: evp's, with the plug-ins
+    installed now in their place."""
+    plugged = tuple(_plugin(name, r) for name, r in plugin_readers().items())
+    return READERS[:PLUGINS_AFTER] + plugged + READERS[PLUGINS_AFTER:]
+
+
+def read_source(source, *, score=None, **options) -> tuple[Reader, Results | None,
+                                                           pd.DataFrame, str]:
+    """Pick the reader of `source` and read it: (the reader, the Results it
+    made or None for a plain table, the frame, where it came from).
+
+    `options` are the tools' options (``experiment``, ``study``, ``metric``,
+    ``mode``, ``per_trial``) and the files' (``sep``, ``decimal``, ``columns``).
+    An MLflow `experiment` names the source an MLflow store.
+    """
+    chosen = options.get("experiment") is not None and READERS[0]
+    if not chosen:
+        chosen = next((r for r in readers() if r.sniff(source)), None)
+    if chosen is None:
+        raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
+                        f"got {_describe(source)}")
+    _refuse_others(chosen, options)
+    given = {k: (v if v is not None else _QUIET.get(k)) for k, v in options.items()
+             if k in chosen.takes}
+    made = chosen.read(source, score=score, **given)
+    if isinstance(made, Results):
+        return chosen, made, made.frame, made.source
+    origin = str(source) if _is_path(source) else chosen.reads
+    return chosen, None, made, origin
+
+
+def _refuse_others(chosen: Reader, options: dict) -> None:
+    """A tool's option given to a source of another kind: one line naming the
+    readers it is for."""
+    for option in _TOOL_OPTIONS:
+        value = options.get(option)
+        if value is None or value == _QUIET.get(option) or option in chosen.takes:
+            continue
+        owners = " or ".join(r.reads for r in READERS if option in r.takes)
+        raise ValueError(f"{option}={value!r} is for {owners}, and path_or_frame "
+                         f"is {chosen.reads}: leave {option} out")

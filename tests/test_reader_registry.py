@@ -1,0 +1,130 @@
+"""The readers as one list: each a small object that sniffs and reads, picked by
+one loop, and read_results passing through its module once in and once out."""
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evp
+import evp.readers
+from evp.readers.registry import PLUGINS_AFTER, READERS, Reader, read_source
+
+INIT = Path(evp.readers.__file__).resolve()
+
+
+def test_every_reader_says_what_it_reads_and_sniffs_without_raising(tmp_path):
+    assert all(isinstance(r, Reader) and r.name and r.reads for r in READERS)
+    # The trackers come before the plug-ins, the tuners after them, and the
+    # plain files last, so that a folder or file a tool wrote is the tool's.
+    names = [r.name for r in READERS]
+    assert names[:PLUGINS_AFTER] == ["mlflow", "scikit-learn"]
+    assert names.index("optuna") > PLUGINS_AFTER - 1
+    assert names[-1] == "file" and names.index("evp search") < names.index("file")
+    for odd in (3, None, tmp_path / "missing" / "x.csv", "no-such-file.db",
+                b"bytes", ["list"], tmp_path):
+        for reader in READERS:
+            reader.sniff(odd)  # no exception for any of them
+    claimed = [r.name for r in READERS if r.sniff(3)]
+    assert claimed == []
+
+
+def test_the_first_reader_that_claims_a_source_reads_it(tmp_path):
+    table = pd.DataFrame({"acc": [0.5, 0.6, 0.7]})
+    reader, base, frame, origin = read_source(table, score="acc")
+    assert (reader.name, base, origin) == ("table", None, "a DataFrame")
+    assert frame is table  # a plain table is read as it is, nothing copied yet
+    path = tmp_path / "runs.csv"
+    path.write_text("acc\n0.5\n0.6\n")
+    reader, base, frame, origin = read_source(path, score="acc", sep=None,
+                                              decimal=None, columns=None)
+    assert (reader.name, base, origin) == ("file", None, str(path))
+    assert frame["acc"].tolist() == [0.5, 0.6]
+    # A CSV file that scikit-learn's cv_results_ was saved as is read as a search.
+    cv = pd.DataFrame({"mean_test_score": [0.8, 0.9], "rank_test_score": [2, 1],
+                       "split0_test_score": [0.8, 0.9], "param_C": [1, 2]})
+    cv.to_csv(tmp_path / "cv.csv", index=False)
+    reader, base, _, origin = read_source(tmp_path / "cv.csv", score=None, sep=None,
+                                          decimal=None, columns=None)
+    assert reader.name == "file" and base.tuner == "scikit-learn"
+    assert origin == str(tmp_path / "cv.csv")
+    with pytest.raises(TypeError, match=r"^path_or_frame must be a file path or a "
+                                        r"pandas DataFrame, got"):
+        read_source(3.5)
+
+
+def test_a_tools_option_given_to_another_source_names_what_it_is_for(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("acc\n0.5\n0.6\n")
+    with pytest.raises(ValueError, match=r"^study='s' is for an Optuna study, and "
+                                         r"path_or_frame is a results file: leave "
+                                         r"study out$"):
+        evp.read_results(path, score="acc", study="s")
+    with pytest.raises(ValueError, match=r"^per_trial='last' is for a Ray Tune "
+                                         r"experiment, and path_or_frame is a "
+                                         r"DataFrame: leave per_trial out$"):
+        evp.read_results(pd.read_csv(path), score="acc", per_trial="last")
+
+
+PACKAGE = Path(evp.__file__).resolve().parent
+
+
+def _entries_into(module: Path, call):
+    """The functions by which the running code entered `module` from the test
+    or from evp's other modules (pandas calling back a function of the module,
+    as DataFrame.map does, is no entry)."""
+    entered = []
+
+    def profile(frame, event, arg):
+        if event != "call" or Path(frame.f_code.co_filename) != module:
+            return
+        caller = frame.f_back
+        where = Path(caller.f_code.co_filename) if caller is not None else module
+        if where != module and (where.is_relative_to(PACKAGE)
+                                or where == Path(__file__).resolve()):
+            entered.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return entered
+
+
+@pytest.mark.parametrize("kind", ["csv", "frame", "search folder", "results"])
+def test_a_read_enters_the_readers_module_once(tmp_path, kind):
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"model": np.repeat(["a", "b"], 10),
+                          "trial": np.tile(np.arange(10), 2),
+                          "accuracy": rng.random(20)})
+    if kind == "csv":
+        source = tmp_path / "runs.csv"
+        table.to_csv(source, index=False)
+    elif kind == "frame":
+        source = table
+    elif kind == "search folder":
+        source = tmp_path / "search"
+        source.mkdir()
+        for model, rows in table.groupby("model"):
+            rows.to_json(source / f"{model}.jsonl", orient="records", lines=True)
+    else:
+        source = evp.read_results(table, score="accuracy", group="model")
+    options = {} if kind in ("search folder", "results") else {
+        "score": "accuracy", "group": "model"}
+    entered = _entries_into(INIT, lambda: evp.read_results(source, **options))
+    # Once in (read_results) and nothing else: the readers are picked and run
+    # elsewhere, and never call back into the module that validates.
+    assert entered == ["read_results"], entered
+
+
+def test_os_pathlike_and_str_read_alike(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("acc\n0.5\n0.6\n0.7\n")
+    a = evp.read_results(path, score="acc")
+    b = evp.read_results(os.fspath(path), score="acc")
+    assert a.source == b.source == str(path)
+    assert a.frame.equals(b.frame)
