@@ -70,9 +70,10 @@ test: $(VENV)/.dev
 # One line per notebook as nbval finishes it: its cells, and how far nbval is.
 NBVAL_PROGRESS := function said() { printf "\n[nbval %s] %s: %d cells%s\n", done, \
 	current, cells, failed ? ", " failed " FAILED" : " passed" } \
-	/::Cell [0-9]+ / { split($$1, part, "::"); \
-		if (part[1] != current && current != "") said(); \
-		if (part[1] != current) { current = part[1]; cells = 0; failed = 0 } \
+	/::Cell [0-9]+ / { name = $$1; sub(/::Cell.*/, "", name); \
+		sub(/::ipynb$$/, ".ipynb", name); \
+		if (name != current && current != "") said(); \
+		if (name != current) { current = name; cells = 0; failed = 0 } \
 		cells++; if ($$0 ~ / (FAILED|ERROR) /) failed++; \
 		if (match($$0, /[0-9]+%/)) done = substr($$0, RSTART, RLENGTH) } \
 	END { if (current != "") said() }
