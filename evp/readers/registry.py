@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from evp._validation import _describe
-from evp.readers import files, mlflow, sklearn, tuners, wandb
+from evp.readers import files, kerastuner, mlflow, sklearn, smac, tuners, wandb
 from evp.results import Results
 
 __all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "Reader", "plugin_readers",
@@ -175,6 +175,8 @@ READERS = (
     Reader("ray tune", "a Ray Tune experiment",
            lambda s: tuners.is_tuner_source(s) == "ray tune", _read_ray_tune,
            takes=("metric", "mode", "per_trial")),
+    Reader("keras tuner", "a KerasTuner project", kerastuner.sniff, kerastuner.read),
+    Reader("smac", "a SMAC3 run", smac.sniff, smac.read),
     Reader("results", "evp.Results", lambda s: isinstance(s, Results),
            lambda s, score=None: s),
     *_TABLES,
