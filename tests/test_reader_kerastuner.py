@@ -362,3 +362,37 @@ def test_checkpoints_and_trial_folders_without_a_record_are_not_read(tmp_path):
     (search / "trial_8").mkdir()  # created, its record not yet written
     (search / "notes.txt").write_text("not KerasTuner's")
     assert kerastuner.read(search).frame.equals(kerastuner.read(RANDOM).frame)
+
+
+# ------------------------------------------------------------------ registered
+
+def test_read_results_reads_a_project_folder_by_its_path():
+    bayes = evp.read_results(BAYES)
+    assert bayes.tuner == "keras tuner" and bayes.score == "val_loss"
+    assert bayes.minimize is True and bayes.order == "trial_number"
+    np.testing.assert_array_equal(bayes.scores_as_read["bayes_val_loss"],
+                                  BAYES_SCORES)
+    assert "bayes_val_loss" in bayes.exchangeability
+    worst = evp.read_results(str(RANDOM), failed="worst")
+    assert worst.failed == (6, 7) and worst.name == "random_val_accuracy"
+    # Several searches in one call, each a model.
+    both = evp.read_results({"random": RANDOM, "interrupted": INTERRUPTED},
+                            failed="worst")
+    assert both.models == ["random", "interrupted"]
+    assert len(both.frame) == 8 + 2
+
+
+def test_the_command_line_reads_a_project_folder(capsys):
+    from evp.cli import main
+
+    assert main(["curve", str(BAYES), "--ns", "1"]) == 0
+    out, err = capsys.readouterr()
+    # V at n = 1 is the mean of the five val_loss scores.
+    assert f"{sum(BAYES_SCORES) / 5:.4f}" in out and "bayes_val_loss" in out
+    assert err.startswith("note: KerasTuner project 'bayes_val_loss': 5 completed "
+                          "trials, objective 'val_loss' (minimized)")
+    assert main(["curve", str(RANDOM), "--ns", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "2 failed round(s)" in err and "rows 6, 7" in err
+    assert main(["curve", str(BAYES), "--maximize"]) == 2
+    assert "the KerasTuner objective's direction (min)" in capsys.readouterr().err
