@@ -1024,13 +1024,14 @@ def build_parser() -> argparse.ArgumentParser:
                              ".xz, .zst, .zip), including scikit-learn's cv_results_ "
                              "saved as CSV and a W&B runs table exported as CSV; an "
                              "Optuna storage (sqlite:///study.db or a .db file); a "
-                             "Ray Tune experiment folder; or an MLflow store (an "
+                             "Ray Tune experiment folder; a KerasTuner project "
+                             "folder; a SMAC3 run folder; or an MLflow store (an "
                              "mlruns folder, sqlite:///mlflow.db, a tracking URI; "
                              "see --experiment); several searches, one model "
                              "each: NAME=PATH NAME=PATH …")
     common.add_argument("--score", metavar="COL",
                         help="column of validation scores (required; default for "
-                             "an Optuna study: its one objective, for Ray Tune: "
+                             "a tuner's record: its objective, for Ray Tune: "
                              "--metric)")
     common.add_argument("--ns", metavar="N,N,...|all",
                         help="budgets (rounds of search) to report, or all for "
@@ -1181,7 +1182,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="search results, one row per round (as for evp curve)")
     paper.add_argument("--score", metavar="COL",
                        help="column of validation scores (required; default for "
-                            "an Optuna study: its one objective, for Ray Tune: "
+                            "a tuner's record: its objective, for Ray Tune: "
                             "--metric)")
     paper.add_argument("--group", metavar="COL",
                        help="column naming the model (default: one model)")

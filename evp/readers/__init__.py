@@ -1,9 +1,14 @@
 r"""Readers: where search results live, read into one :class:`evp.Results`.
 
+The readers are small objects in one list (:mod:`evp.readers.registry`), each
+a ``sniff`` and a ``read``; :func:`read_results` picks one there, and checks
+what it read here, once.
+
 * :func:`read_results` — the one entry point: users' files
   (:mod:`evp.readers.files`: delimited text, JSON Lines, Parquet, folders of
   ``evp search`` trials), DataFrames, and the records of the tuners that ran the
-  search (:mod:`evp.readers.tuners`: Optuna studies, Ray Tune experiments) and
+  search (:mod:`evp.readers.tuners`: Optuna studies, Ray Tune experiments;
+  :mod:`evp.readers.kerastuner`; :mod:`evp.readers.smac`) and
   the tools that tracked it (:mod:`evp.readers.sklearn`: scikit-learn's
   searches; :mod:`evp.readers.mlflow`: MLflow runs; :mod:`evp.readers.wandb`:
   W&B's runs table). It checks the roles' columns once, here, and says what it
@@ -167,7 +172,10 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         ``tuners`` extra): an Optuna study, its storage URL
         (``sqlite:///study.db``) or SQLite file (``.db``, ``.sqlite``,
         ``.sqlite3``), one row per finished trial; or a Ray Tune experiment
-        folder, one report per trial. From the tools that tracked it: a fitted
+        folder, one report per trial; a KerasTuner project folder
+        (:mod:`evp.readers.kerastuner`, one row per trial); or a SMAC3 run folder
+        (:mod:`evp.readers.smac`, one row per configuration). From the tools that
+        tracked it: a fitted
         scikit-learn search (``RandomizedSearchCV``, ``GridSearchCV``, the
         halving searches), its ``cv_results_`` dict, or that as a DataFrame or
         CSV file (:mod:`evp.readers.sklearn`; one row per candidate; a pickle
