@@ -263,8 +263,9 @@ def test_trial_ids_that_are_not_numbers_take_the_oracle_s_start_order(tmp_path):
 def test_sniff_knows_a_kerastuner_project_and_nothing_else(tmp_path):
     assert kerastuner.sniff(RANDOM) and kerastuner.sniff(str(HYPERBAND))
     assert kerastuner.sniff(RANDOM / "oracle.json")
-    # The directory= above the projects is not one project.
-    assert not kerastuner.sniff(FIXTURES)
+    # The tuner's directory= above the projects: claimed, to be refused when it
+    # holds several (below), read when it holds one.
+    assert kerastuner.sniff(FIXTURES)
     # Another tool's folder: a Ray Tune experiment.
     ray = tmp_path / "ray" / "train_abc_00000"
     ray.mkdir(parents=True)
@@ -396,3 +397,22 @@ def test_the_command_line_reads_a_project_folder(capsys):
     assert "2 failed round(s)" in err and "rows 6, 7" in err
     assert main(["curve", str(BAYES), "--maximize"]) == 2
     assert "the KerasTuner objective's direction (min)" in capsys.readouterr().err
+
+
+def test_the_tuner_s_directory_is_read_when_it_holds_one_project(tmp_path):
+    with pytest.raises(ValueError, match=r"^path_or_frame: kerastuner holds 4 "
+                                         r"KerasTuner projects \(bayes_val_loss, "
+                                         r"hyperband_val_auc, interrupted, "
+                                         r"random_val_accuracy\): give one "
+                                         r"project's folder, or several as "
+                                         r"\{name: folder\}$"):
+        evp.read_results(FIXTURES)
+    directory = tmp_path / "my_dir"
+    directory.mkdir()
+    copy(BAYES, directory)
+    (directory / "unrelated").mkdir()
+    assert kerastuner.sniff(directory)
+    results = evp.read_results(directory)
+    assert results.name == "bayes_val_loss"
+    np.testing.assert_array_equal(results.scores_as_read["bayes_val_loss"],
+                                  BAYES_SCORES)

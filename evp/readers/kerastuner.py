@@ -1,8 +1,9 @@
 r"""KerasTuner's project folders: one row per trial.
 
 KerasTuner (``keras_tuner``) keeps a search in ``directory/project_name/``;
-:func:`read` takes that folder (or its ``oracle.json``) and returns
-:class:`evp.Results` for :func:`evp.read_results` to validate. Nothing in the
+:func:`read` takes that folder (or its ``oracle.json``, or the ``directory``
+when it holds one project) and returns :class:`evp.Results` for
+:func:`evp.read_results` to validate. Nothing in the
 folder is written, locked or created, and KerasTuner need not be installed.
 
 What is read
@@ -125,16 +126,31 @@ def _project(source) -> Path | None:
     return path
 
 
+def _is_project(path: Path) -> bool:
+    """A folder holding ``oracle.json`` and a ``trial_*/trial.json`` or a
+    ``tuner*.json`` (stats files, opens none)."""
+    if not (path / "oracle.json").is_file():
+        return False
+    return (any(path.glob("tuner*.json"))
+            or any((p / "trial.json").is_file() for p in path.glob("trial_*")))
+
+
+def _projects(path: Path) -> list[Path]:
+    """The KerasTuner projects inside `path`, the tuner's ``directory``."""
+    if not path.is_dir() or (path / "oracle.json").exists():
+        return []
+    return sorted(p for p in path.iterdir() if p.is_dir() and _is_project(p))
+
+
 def sniff(source) -> bool:
     """Whether `source` is a KerasTuner project folder (``directory/project_name``)
     or its ``oracle.json``: the folder holds ``oracle.json`` and a
-    ``trial_*/trial.json`` or a ``tuner*.json``. Reads no file; never raises."""
+    ``trial_*/trial.json`` or a ``tuner*.json``; or the tuner's ``directory``
+    holding such folders (read when it holds one, else refused naming them).
+    Reads no file; never raises."""
     try:
         path = _project(source)
-        if path is None or not (path / "oracle.json").is_file():
-            return False
-        return (any(path.glob("tuner*.json"))
-                or any((p / "trial.json").is_file() for p in path.glob("trial_*")))
+        return path is not None and (_is_project(path) or bool(_projects(path)))
     except (OSError, ValueError):
         return False
 
@@ -248,7 +264,8 @@ def read(source, *, score=None) -> Results:
     ----------
     source : str or os.PathLike
         The project folder (``directory/project_name`` of the tuner), or its
-        ``oracle.json``.
+        ``oracle.json``, or the tuner's ``directory`` when it holds one
+        project (several are refused, naming them).
     score : str, optional
         The metric to read. Default: the oracle's objective (the metric whose
         best value is every completed trial's ``score``). Another metric is read
@@ -272,9 +289,10 @@ def read(source, *, score=None) -> Results:
     FileNotFoundError
         No such folder, or no ``oracle.json`` in it.
     ValueError
-        A damaged record (the message names the file); no completed trial; an
-        objective that cannot be told; `score` naming no recorded metric; a
-        Hyperband search without a trial of its last bracket.
+        A ``directory`` holding several projects; a damaged record (the
+        message names the file); no completed trial; an objective that cannot
+        be told; `score` naming no recorded metric; a Hyperband search without
+        a trial of its last bracket.
     """
     project = _project(source)
     if project is None:
@@ -286,6 +304,15 @@ def read(source, *, score=None) -> Results:
                          "its oracle.json")
     if not project.is_dir():
         raise FileNotFoundError(f"path_or_frame: no such folder {project}")
+    inside = _projects(project)
+    if len(inside) > 1:
+        shown = ", ".join(p.name for p in inside[:6]) + (
+            ", …" if len(inside) > 6 else "")
+        raise ValueError(f"path_or_frame: {project.name or project} holds "
+                         f"{len(inside)} KerasTuner projects ({shown}): give one "
+                         f"project's folder, or several as {{name: folder}}")
+    if inside:
+        project = inside[0]  # the tuner's directory, holding one project
     if not (project / "oracle.json").is_file():
         raise FileNotFoundError(f"path_or_frame: no oracle.json in {project}: give "
                                 "the KerasTuner project folder (directory/"
