@@ -154,8 +154,10 @@ def test_a_name_folder_reads_each_seed_as_a_model_never_pooled():
     np.testing.assert_array_equal(frame["cost"], HPO0_COSTS + HPO1_COSTS)
     assert frame["config_id"].tolist() == list(range(1, 15)) * 2
     (note,) = raw.notes
-    assert "2 seeds (0, 1), each a model of its own" in note
-    assert "never pooled as one search" in note and "runs='seed'" in note
+    assert note.startswith("SMAC3 runs of 'hpo', 2 seeds (0, 1) in column 'seed': "
+                           "runs of one adaptive tuner, never pooled as one "
+                           "search (each seed a model of its own, or repeated "
+                           "runs of the tuner with runs='seed')")
     assert "seed 1: 13 configurations completed, 1 failed (CRASHED 1)" in note
     # hpo/1's config_origins: 4 of "Random Search" (6, 8, 9, 10).
     assert ("seed 1: 13 configurations completed, 1 failed (CRASHED 1): failed "
@@ -469,3 +471,47 @@ def test_reading_changes_nothing_in_the_folder(tmp_path):
     read(top, failed="worst")
     read(top, failed="worst", runs="seed")
     assert snapshot() == before
+
+
+# ------------------------------------------------------------------ registered
+
+def test_read_results_reads_a_smac_folder_by_its_path():
+    hpo = evp.read_results(HPO0, failed="worst")
+    assert hpo.tuner == "smac" and hpo.score == "cost" and hpo.minimize is True
+    assert hpo.order == "config_id" and hpo.failed == (7, 11)
+    assert "hpo" in hpo.exchangeability
+    with pytest.warns(UserWarning, match=r"dropped 1 bad row\(s\) of 7"):
+        noisy = evp.read_results(str(NOISY), failed="drop")
+    assert noisy.scores_as_read["noisy"][4] == 4.55172447287611
+    # The name folder: a model per seed, or runs of one tuner.
+    assert evp.read_results(HPO, failed="worst").models == ["0", "1"]
+    runs = evp.read_results(HPO, failed="worst", runs="seed")
+    assert runs.models == ["hpo"] and runs.runs == "seed"
+    # score= names an objective.
+    multi = evp.read_results(MULTI, score="size", failed="worst")
+    assert multi.score == "size" and multi.failed == (2,)
+    with pytest.raises(ValueError, match=r"has 2 objectives \(error, size\)"):
+        evp.read_results(MULTI)
+    # Several runs in one call, each a model.
+    both = evp.read_results({"hpo": HPO0, "random": RANDOM}, failed="worst")
+    assert both.models == ["hpo", "random"] and len(both.frame) == 14 + 10
+
+
+def test_the_command_line_reads_a_smac_folder(capsys):
+    from evp.cli import main
+
+    assert main(["curve", str(RANDOM), "--ns", "1", "--failed", "drop"]) == 0
+    out, err = capsys.readouterr()
+    # V at n = 1 is the mean of the nine completed costs.
+    completed = [c for c in RANDOM_COSTS if not math.isnan(c)]
+    assert f"{sum(completed) / 9:.4f}" in out
+    assert "note: SMAC3 run 'random' (seed 3): 9 configurations completed" in err
+    assert main(["curve", str(RANDOM), "--ns", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "1 failed round(s)" in err and "rows 6" in err
+    assert main(["curve", str(HPO), "--ns", "1,5", "--failed", "worst",
+                 "--runs", "seed"]) == 0
+    out, err = capsys.readouterr()
+    assert "repeated runs of a tuner (column 'seed'): 2 runs" in err
+    assert main(["curve", str(HPO0), "--maximize", "--failed", "drop"]) == 2
+    assert "SMAC3 minimizes cost" in capsys.readouterr().err
