@@ -516,8 +516,8 @@ def _title(results) -> str:
             r"\.[A-Za-z0-9]{1,8}$", source)
         study = Path(source).stem if looks_like_path else source
     models = list(results.models)
-    if len(models) == 1 and models[0] == results.score_name:
-        named = ""
+    if len(models) == 1 and models[0] in (results.score_name, study):
+        named = ""  # the one model is named after the score or the study
     elif len(models) <= 4:
         named = (" vs ".join(models) if len(models) == 2
                  else ", ".join(models[:-1]) + (f" and {models[-1]}"

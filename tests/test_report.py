@@ -344,3 +344,15 @@ def test_failed_rounds_with_bounds_have_an_expected_best(tmp_path):
     assert "undefined" not in page and "undefined" not in done.stderr
     assert "at the score's lower bound, 0" in page
     assert "## Budget to reach acc ≥" in page
+
+
+def test_the_title_names_a_one_model_study_once():
+    from evp.readers import read_results as read
+    from evp.report import _title
+
+    results = read(
+        Path(__file__).parent / "fixtures" / "kerastuner" / "bayes_val_loss")
+    assert _title(results) == "Hyperparameter search on bayes_val_loss"
+    two = read(pd.DataFrame({"m": ["a", "b"] * 3, "acc": range(6)}),
+                           score="acc", group="m")
+    assert _title(two).endswith(": a vs b")
