@@ -352,6 +352,30 @@ def test_an_unknown_status_is_refused(tmp_path, status):
         smac.read(run)
 
 
+def test_smac_2_0_to_2_2_wrote_each_trial_as_a_list(tmp_path):
+    # RunHistory.save in SMAC 2.0.0-2.2.0: a list of ten fields, no cpu_time.
+    run = copy(HPO0, tmp_path)
+    edit(run / "runhistory.json", lambda r: r.update(data=[
+        [t["config_id"], t["instance"], t["seed"], t["budget"], t["cost"],
+         t["time"], t["status"], t["starttime"], t["endtime"],
+         t["additional_info"]] for t in r["data"]]))
+    frame = smac.read(run).frame
+    np.testing.assert_array_equal(frame["cost"], HPO0_COSTS)
+    assert frame["state"].iloc[[6, 10]].tolist() == ["crashed", "crashed"]
+    assert frame["duration_seconds"].iloc[0] == 2.2172927856445312e-05
+    assert "cpu_seconds" not in frame
+    assert frame.equals(smac.read(HPO0).frame.drop(columns="cpu_seconds"))
+
+
+def test_a_smac_2_alpha_run_is_refused(tmp_path):
+    run = copy(HPO0, tmp_path)
+    edit(run / "scenario.json", lambda s: s["_meta"].update(version="2.0.0a2"))
+    with pytest.raises(ValueError, match=r"^path_or_frame: hpo/0/scenario.json was "
+                                         r"written by SMAC 2.0.0a2, whose statuses "
+                                         r"are numbered otherwise"):
+        smac.read(run)
+
+
 def test_a_smac_1_run_history_is_refused(tmp_path):
     run = copy(RANDOM, tmp_path)
     edit(run / "runhistory.json", lambda r: r.update(data=[

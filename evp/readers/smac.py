@@ -9,7 +9,10 @@ folders is written, locked or created, and SMAC need not be installed.
 What is read
 ------------
 ``runhistory.json``
-    ``data``: one record per trial, in the order SMAC submitted the trials
+    ``data``: one record per trial (an object since SMAC 2.3; a list of
+    ``config_id, instance, seed, budget, cost, time, status, starttime,
+    endtime, additional_info`` in SMAC 2.0 to 2.2, without ``cpu_time``),
+    in the order SMAC submitted the trials
     (SMAC enters a trial when it starts and updates it in place when it ends),
     with ``config_id``, ``instance``, ``seed`` (the trial's), ``budget``,
     ``cost`` (a number, or a list with one entry per objective), ``time`` and
@@ -42,7 +45,9 @@ trial (``state`` ``"completed"``). CRASHED (``state`` ``"crashed"``), TIMEOUT an
 MEMORYOUT (``state`` ``"killed"``) are failed rounds: the score is missing
 (whatever ``crash_cost`` SMAC recorded), for the ``failed=`` policy of
 :func:`evp.read_results`. RUNNING trials are left out and counted in the note;
-any other number (a SMAC 1.x record, whose numbers differ) is refused.
+any other number is refused. These numbers hold since SMAC 2.0.0; SMAC
+1.x (trials as ``[key, value]`` lists, statuses by name) and the 2.0 alphas
+(``_meta.version`` ``2.0.0a…``, where 2 was TIMEOUT and 3 CRASHED) are refused.
 
 One row per configuration
 -------------------------
@@ -95,7 +100,10 @@ function's wall-clock seconds, as SMAC measured it); ``cpu_seconds`` their
 
 Records checked: SMAC3 2.4.1 (ConfigSpace 1.2.2): the hyperparameter
 optimization, random, multi-fidelity (Hyperband) and algorithm-configuration
-facades, a non-deterministic run, two objectives, trials that raised.
+facades, a non-deterministic run, two objectives, trials that raised; the
+layouts of SMAC 2.0.0 to 2.2.0 and the status numbers of every release from
+2.0.0 to 2.4.0 as SMAC3's source writes them (``RunHistory.save``,
+``StatusType``).
 """
 
 from __future__ import annotations
@@ -117,6 +125,9 @@ STATUSES = {0: "RUNNING", 1: "SUCCESS", 2: "CRASHED", 3: "TIMEOUT", 4: "MEMORYOU
 _STATE = {"SUCCESS": "completed", "CRASHED": "crashed", "TIMEOUT": "killed",
           "MEMORYOUT": "killed"}
 _RECORDS = ("runhistory.json", "scenario.json")
+#: The fields of a trial as SMAC 2.0 to 2.2 wrote it: a list, without cpu_time.
+_FIELDS = ("config_id", "instance", "seed", "budget", "cost", "time", "status",
+           "starttime", "endtime", "additional_info")
 
 
 def _is_run(path: Path) -> bool:
@@ -252,7 +263,11 @@ def _trials(history: dict, shown: str) -> list[dict]:
                          "not a SMAC3 run history")
     trials = []
     for number, trial in enumerate(data, start=1):
-        if isinstance(trial, list):
+        if isinstance(trial, list) and len(trial) == len(_FIELDS) and not any(
+                isinstance(part, list) for part in trial[:4]):
+            # SMAC 2.0 to 2.2 wrote each trial as a list of these fields.
+            trial = dict(zip(_FIELDS, trial, strict=True))
+        elif isinstance(trial, list):
             raise ValueError(f"path_or_frame: {shown} was written by SMAC 1.x or "
                              "older (trials as [key, value] lists); evp reads SMAC3 "
                              "2.x's run histories")
@@ -275,6 +290,13 @@ def _read_run(run: Path, top: Path, score) -> dict:
     shown = _shown(run / "runhistory.json", top)
     scenario = _load(run / "scenario.json", top, "a SMAC3 scenario")
     history = _load(run / "runhistory.json", top, "a SMAC3 run history")
+    meta = scenario.get("_meta")
+    version = meta.get("version") if isinstance(meta, dict) else None
+    if isinstance(version, str) and re.match(r"^(0|1)\.|^2\.0\.0a", version):
+        # SMAC 2.0's alphas numbered the statuses otherwise (2 TIMEOUT, 3 CRASHED).
+        raise ValueError(f"path_or_frame: {_shown(run / 'scenario.json', top)} was "
+                         f"written by SMAC {version}, whose statuses are numbered "
+                         "otherwise; evp reads SMAC3 2.0.0 and later")
     trials = _trials(history, shown)
     configs = history.get("configs")
     configs = configs if isinstance(configs, dict) else {}
@@ -407,6 +429,9 @@ def _read_run(run: Path, top: Path, score) -> dict:
                          + ")")
     frame = pd.DataFrame(rows).sort_values(_own("config_id", objectives),
                                            kind="stable")
+    cpu = _own("cpu_seconds", objectives)
+    if frame[cpu].isna().all():
+        frame = frame.drop(columns=cpu)  # SMAC before 2.3 recorded no cpu_time
     return {"frame": frame.reset_index(drop=True), "name": name,
             "seed": scenario.get("seed"), "column": column, "objectives": objectives,
             "completed": completed, "counts": counts, "running": len(running),
