@@ -99,7 +99,8 @@ def test_a_run_folder_reads_one_row_per_configuration_in_order():
                            "2 failed (CRASHED 2): failed rounds")
     assert ("config_origins: 3 from the initial design, 0 drawn at random, 11 "
             "proposed by the model") in note
-    assert "in the order SMAC first ran each configuration (config_id)" in note
+    assert ("in the order SMAC first ran each configuration (config_id, as in "
+            "runhistory.json's data)") in note
 
 
 def test_the_folder_or_its_runhistory_json_read_the_same():
@@ -136,6 +137,22 @@ def test_the_exchangeability_test_runs_on_the_configuration_order():
     assert 0 <= results.exchangeability["hpo"] <= 1
     assert any(n.startswith("trials in order (column 'config_id'): "
                             "exchangeability test p = ") for n in results.notes)
+
+
+def test_config_ids_out_of_the_data_s_order_take_the_first_trial_s_place(
+        tmp_path):
+    # A run history edited by hand: config 3's trial listed first.
+    run = copy(HPO0, tmp_path)
+    edit(run / "runhistory.json", lambda r: r.update(
+        data=[r["data"][2], *r["data"][:2], *r["data"][3:]]))
+    raw = smac.read(run)
+    assert raw.order == "first_trial"
+    assert raw.frame["config_id"].tolist()[:4] == [3, 1, 2, 4]
+    assert raw.frame["first_trial"].tolist() == list(range(1, 15))
+    assert raw.frame["cost"].iloc[0] == 2.3123099051242595
+    assert "(column first_trial; the config_ids are not in that order" in (
+        raw.notes[0])
+    assert "first_trial" not in smac.read(HPO0).frame
 
 
 def test_the_direction_is_smac_s_and_cannot_be_turned():

@@ -76,9 +76,13 @@ alone) is refused.
 Order
 -----
 SMAC numbers configurations (``config_id`` 1, 2, …) as it first runs them, and
-``data`` lists the trials in the order they were submitted, so the rows are in
-``config_id`` order, the order in which SMAC proposed the configurations, and
-:func:`evp.read_results` tests them for exchangeability. SMAC is adaptive: its
+``data`` lists the trials in the order they were submitted: the rows are in
+the order of each configuration's first trial in ``data``, which is
+``config_id`` order (the order column), the order in which SMAC proposed the
+configurations, and :func:`evp.read_results` tests them for exchangeability.
+Where the ``config_id`` are not in that order (a run history merged or
+edited), the order column is ``first_trial``, the position (from 1) of the
+configuration's first trial in ``data``, and the note says so. SMAC is adaptive: its
 model proposes configurations from the earlier ones; the note counts, from
 ``config_origins``, the configurations of the initial design, those drawn at
 random (``"Random Search"``: SMAC's interleaved random configurations) and
@@ -367,6 +371,9 @@ def _read_run(run: Path, top: Path, score) -> dict:
                 "configurations all ran on the same instances")
 
     rows, counts = [], {}
+    first_trial = {}
+    for number, t in enumerate(trials, start=1):
+        first_trial.setdefault(t["config_id"], number)
     for config_id in dict.fromkeys(t["config_id"] for t in finished):
         own = [t for t in finished if t["config_id"] == config_id]
         statuses = [STATUSES[t["status"]] for t in own]
@@ -414,6 +421,7 @@ def _read_run(run: Path, top: Path, score) -> dict:
                   if STATUSES[t["status"]] != "SUCCESS"
                   and isinstance(t.get("additional_info"), dict)]
         own_columns["error"] = next((str(e) for e in errors if e), None)
+        own_columns["first_trial"] = first_trial[config_id]
         # An objective named like one of these columns keeps its name.
         row.update({_own(key, objectives): value
                     for key, value in own_columns.items()})
@@ -427,7 +435,9 @@ def _read_run(run: Path, top: Path, score) -> dict:
                          f"has no completed configuration ({len(trials)} trial(s): "
                          + ", ".join(f"{k} {v}" for k, v in _tally(trials).items())
                          + ")")
-    frame = pd.DataFrame(rows).sort_values(_own("config_id", objectives),
+    # The rows in the order of their first trial in data (SMAC's submission
+    # order), in which SMAC numbers the configurations.
+    frame = pd.DataFrame(rows).sort_values(_own("first_trial", objectives),
                                            kind="stable")
     cpu = _own("cpu_seconds", objectives)
     if frame[cpu].isna().all():
@@ -508,7 +518,9 @@ def read(source, *, score=None) -> Results:
         ``"crashed"`` or ``"killed"``), ``status`` (SMAC's), ``n_trials``, the
         other objectives, ``budget`` (multi-fidelity runs),
         ``duration_seconds``, ``cpu_seconds``, ``origin`` (``config_origins``),
-        ``error`` (a crashed trial's) and ``hp_<name>`` per hyperparameter; for
+        ``error`` (a crashed trial's), ``first_trial`` (only where the
+        ``config_id`` are not in the order of ``data``) and ``hp_<name>`` per
+        hyperparameter; for
         several seeds, ``seed`` and ``tuner`` first after the score, the runs in
         seed order. ``minimize`` is True (SMAC minimizes cost); ``tuner`` is
         ``"smac"``; one note says what was read and left out (see the module).
@@ -551,8 +563,19 @@ def read(source, *, score=None) -> Results:
                          f"different objectives ({shown}); read them one by one")
     name = first["name"]
     direction = (f"SMAC3 minimizes cost (scenario.json's objective {column!r})")
-    order_note = ("rows in the order SMAC first ran each configuration "
-                  "(config_id)")
+    ids, firsts = (_own("config_id", first["objectives"]),
+                   _own("first_trial", first["objectives"]))
+    if all(r["frame"][ids].is_monotonic_increasing for r in read_runs):
+        order = ids
+        order_note = ("rows in the order SMAC first ran each configuration "
+                      "(config_id, as in runhistory.json's data)")
+        for r in read_runs:
+            r["frame"] = r["frame"].drop(columns=firsts)
+    else:
+        order = firsts
+        order_note = ("rows in the order of each configuration's first trial in "
+                      "runhistory.json's data (column first_trial; the config_ids "
+                      "are not in that order: a merged or edited run history?)")
     strategy = first["strategy"]
     if len(read_runs) == 1:
         note = (f"SMAC3 run {name!r} (seed {first['seed']}): "
@@ -560,8 +583,7 @@ def read(source, *, score=None) -> Results:
         frame = first["frame"]
         return Results(frame, score=column, minimize=True, direction=direction,
                        notes=(note,), tuner="smac", name=name, ordered=True,
-                       order=_own("config_id", first["objectives"]),
-                       strategy=strategy,
+                       order=order, strategy=strategy,
                        source=f"SMAC3 run {_shown(runs[0], top)}")
     seeds = [r["seed"] if r["seed"] is not None else run.name
              for run, r in zip(runs, read_runs, strict=True)]
@@ -584,7 +606,6 @@ def read(source, *, score=None) -> Results:
     return Results(pd.concat(frames, ignore_index=True), score=column,
                    group=_own("seed", first["objectives"]),
                    minimize=True, direction=direction, notes=(note,), tuner="smac",
-                   name=name, ordered=True,
-                   order=_own("config_id", first["objectives"]),
+                   name=name, ordered=True, order=order,
                    strategy=strategy if len(strategies) == 1 else None,
                    source=f"{len(seeds)} SMAC3 runs in {path.name!r}")
