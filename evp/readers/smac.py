@@ -363,8 +363,10 @@ def _read_run(run: Path, top: Path, score) -> dict:
             listed = sorted(str(i) for i in every)
             raise ValueError(
                 f"path_or_frame: SMAC3 ran the configurations of {name!r} on "
-                f"different instances ({sizes[0]} to {sizes[-1]} of "
-                f"{len(listed)}: {', '.join(listed[:5])}"
+                f"different instances ("
+                + (f"{sizes[0]} to {sizes[-1]}" if len(sizes) > 1
+                   else f"each on {sizes[0]}")
+                + f" of {len(listed)}: {', '.join(listed[:5])}"
                 f"{', …' if len(listed) > 5 else ''}), so their mean costs are not "
                 "comparable rounds (each instance has its own scale, and the "
                 "intensifier races challengers on a few); evp reads runs whose "
@@ -374,8 +376,10 @@ def _read_run(run: Path, top: Path, score) -> dict:
     first_trial = {}
     for number, t in enumerate(trials, start=1):
         first_trial.setdefault(t["config_id"], number)
-    for config_id in dict.fromkeys(t["config_id"] for t in finished):
-        own = [t for t in finished if t["config_id"] == config_id]
+    grouped: dict = {}
+    for t in finished:
+        grouped.setdefault(t["config_id"], []).append(t)
+    for config_id, own in grouped.items():
         statuses = [STATUSES[t["status"]] for t in own]
         failed = [s for s in statuses if s != "SUCCESS"]
         costs = []
