@@ -1329,7 +1329,7 @@ _OPTIONS = {
     "minimize": "--minimize", "x": None, "study": "--study", "metric": "--metric",
     "mode": "--mode", "per_trial": "--per-trial", "backend": "--backend",
     "address": "--address", "failed": "--failed", "order": "--order",
-    "bounds": "--bounds", "experiment": "--experiment",
+    "bounds": "--bounds", "experiment": "--experiment", "runs": "--runs",
 }
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")

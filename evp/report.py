@@ -34,7 +34,7 @@ TO_FILL = "to fill in"
 # Column prefixes under which search tools record the hyperparameters (W&B and Ray
 # Tune, MLflow, Optuna, scikit-learn's cv_results_, others).
 _CONFIG_PREFIXES = ("config.", "config/", "params.", "params_", "param_", "hparams.",
-                    "hyperparameters.")
+                    "hyperparameters.", "hp_")
 # Columns that describe a round but are not hyperparameters.
 _BOOKKEEPING = {"trial", "trial_id", "number", "seed", "task", "epochs", "best_epoch",
                 "status", "state", "regime", "timestamp", "date", "datetime_start",

@@ -356,3 +356,22 @@ def test_the_title_names_a_one_model_study_once():
     two = read(pd.DataFrame({"m": ["a", "b"] * 3, "acc": range(6)}),
                            score="acc", group="m")
     assert _title(two).endswith(": a vs b")
+
+
+def test_an_adaptive_tuners_record_is_reported_without_advice():
+    from evp.readers import read_results as read
+    from evp.report import build_report
+
+    # SMAC3's two seeds, read as two searches: the second's trials look adaptive.
+    results = read(Path(__file__).parent / "fixtures" / "smac" / "hpo",
+                   failed="worst")
+    assert any("pass runs=COL" in w for w in results.warnings)  # the terminal's
+    report = build_report(results, vector_figures=False)
+    assert len(report.warnings) == 1, report.warnings
+    assert report.warnings[0].endswith("treat them as independent draws, which "
+                                       "they are not")
+    said = " ".join(report.warnings + report.notes)
+    assert "RandomSampler" not in said and "pass runs=" not in said
+    space = " ".join(row(report, "Search space (observed)").iloc[1:])
+    assert "kernel ∈ {linear, poly, rbf}" in space
+    assert not any(w in space for w in ("n_trials", "origin", "cpu_seconds"))

@@ -814,9 +814,10 @@ def _checked_exchangeability(results: Results) -> Results:
         f"(exchangeability test p = {p:.3g}"
         f"{family.format(adjusted[m]) if len(pvalues) > 1 else ''}): the curves, "
         "bands and verdicts treat "
-        "them as independent draws, which they are not; for a tuner's own curve "
-        "run it several times and analyse the repeated runs, or search with a "
-        "random sampler (Optuna's RandomSampler)"
+        "them as independent draws, which they are not; pass runs=COL with "
+        "repeated runs of the tuner (COL naming each run, its seed) for the "
+        "tuner's own curve, or search with a random sampler (Optuna's "
+        "RandomSampler, KerasTuner's RandomSearch, SMAC3's RandomFacade)"
         for m, p in pvalues.items() if adjusted[m] < _ALPHA]
     return results.replace(notes=(*results.notes, note),
                            warnings=tuple(dict.fromkeys((*results.warnings,
