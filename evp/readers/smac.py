@@ -44,8 +44,9 @@ SUCCESS, ``2`` CRASHED, ``3`` TIMEOUT, ``4`` MEMORYOUT. SUCCESS is a finished
 trial (``state`` ``"completed"``). CRASHED (``state`` ``"crashed"``), TIMEOUT and
 MEMORYOUT (``state`` ``"killed"``) are failed rounds: the score is missing
 (whatever ``crash_cost`` SMAC recorded), for the ``failed=`` policy of
-:func:`evp.read_results`. RUNNING trials are left out and counted in the note;
-any other number is refused. These numbers hold since SMAC 2.0.0; SMAC
+:func:`evp.read_results`; so is a SUCCESS without a finite cost (``state``
+``"failed"``). RUNNING trials are left out and counted in the note; any other
+number is refused. These numbers hold since SMAC 2.0.0; SMAC
 1.x (trials as ``[key, value]`` lists, statuses by name) and the 2.0 alphas
 (``_meta.version`` ``2.0.0a…``, where 2 was TIMEOUT and 3 CRASHED) are refused.
 
@@ -82,8 +83,9 @@ the order of each configuration's first trial in ``data``, which is
 configurations, and :func:`evp.read_results` tests them for exchangeability.
 Where the ``config_id`` are not in that order (a run history merged or
 edited), the order column is ``first_trial``, the position (from 1) of the
-configuration's first trial in ``data``, and the note says so. SMAC is adaptive: its
-model proposes configurations from the earlier ones; the note counts, from
+configuration's first trial in ``data``, and the note says so. SMAC is
+adaptive: its model proposes configurations from the earlier ones; the note
+counts, from
 ``config_origins``, the configurations of the initial design, those drawn at
 random (``"Random Search"``: SMAC's interleaved random configurations) and
 those the model proposed (``"Acquisition Function Maximizer: …"``).
@@ -95,12 +97,16 @@ columns ``seed`` (each run's seed) and ``tuner`` (the run's name): each seed is
 a model of its own (``group`` is ``seed``), never pooled into one search, which
 would treat an adaptive tuner's runs as one random search. Read them as
 repeated runs of one tuner with ``evp.read_results(path, runs="seed")``.
+The ``output_directory`` above the names is not one search: give the
+``<name>`` folder, or one run folder.
 
 Cost
 ----
 ``duration_seconds``: the configuration's trials' ``time`` summed (the target
 function's wall-clock seconds, as SMAC measured it); ``cpu_seconds`` their
-``cpu_time``.
+``cpu_time`` (absent before SMAC 2.3, which did not record it). A column of
+the reader's own that an objective's name takes (an objective ``"error"``)
+is written ``smac.<column>``.
 
 Records checked: SMAC3 2.4.1 (ConfigSpace 1.2.2): the hyperparameter
 optimization, random, multi-fidelity (Hyperband) and algorithm-configuration
