@@ -9,6 +9,8 @@ reads all of them through :func:`read_table`.
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import re
 import warnings
 from pathlib import Path
@@ -36,6 +38,50 @@ COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
 _DELIMITERS = (",", ";", "\t", "|")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+(?:[eE][+-]?\d+)?$")
 _DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
+
+
+def json_record(path: Path, shown: str, what: str, remedy: str) -> dict:
+    """The JSON object a tool wrote at `path` (a trial's or a run's record);
+    a file that is not one is refused in one line naming it (`shown`), what it
+    should have been (`what`) and what to do (`remedy`)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"path_or_frame: {shown} is not text (damaged?): restore "
+                         f"it, or {remedy}") from None
+    except OSError as error:
+        raise ValueError(f"path_or_frame: {shown} cannot be read "
+                         f"({error.strerror or type(error).__name__})") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"path_or_frame: {shown} is not valid JSON (line "
+                         f"{error.lineno}, column {error.colno}: {error.msg}; cut "
+                         f"short or damaged): restore it, or {remedy}") from None
+    except RecursionError:
+        raise ValueError(f"path_or_frame: {shown} is nested too deeply to be "
+                         f"{what}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"path_or_frame: {shown} holds {type(record).__name__}, "
+                         f"not {what}")
+    return record
+
+
+def number(value) -> float:
+    """A recorded value as a float: NaN for anything that is not a number (a
+    string, None, a boolean)."""
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def natural(name: str) -> list:
+    """Sort key of names with numbers: tpe-2 before tpe-10, seed 2 before 10."""
+    return [int(part) if part.isdigit() else part
+            for part in re.split(r"(\d+)", name)]
 
 
 #: The first bytes of every SQLite database file.

@@ -90,7 +90,6 @@ BayesianOptimization, Hyperband, a failed and an interrupted search).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -98,6 +97,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp.readers.files import json_record, number
 from evp.results import ASSUMED_DIRECTION, Results
 
 __all__ = ["read", "sniff"]
@@ -159,30 +159,8 @@ def _load(path: Path, project: Path, what: str) -> dict:
     """A JSON object from `path`; one line naming the file when it is not one."""
     shown = path.relative_to(project.parent) if path.is_relative_to(
         project.parent) else path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"path_or_frame: {shown} is not text (damaged?): restore "
-                         f"it, or move its trial folder out of the project"
-                         ) from None
-    except OSError as error:
-        raise ValueError(f"path_or_frame: {shown} cannot be read "
-                         f"({error.strerror or type(error).__name__})") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"path_or_frame: {shown} is not valid JSON (line "
-                         f"{error.lineno}, column {error.colno}: {error.msg}; cut "
-                         "short or damaged): restore it, or move its trial folder "
-                         "out of the project") from None
-    except RecursionError:
-        raise ValueError(f"path_or_frame: {shown} is nested too deeply to be "
-                         f"{what}") from None
-    if not isinstance(record, dict):
-        raise ValueError(f"path_or_frame: {shown} holds {type(record).__name__}, "
-                         f"not {what}")
-    return record
-
+    return json_record(path, str(shown), what,
+                       "move its trial folder out of the project")
 
 def _histories(record: dict, shown: str) -> dict:
     """{metric: (direction, [(step, mean of the step's values)])} of a trial."""
@@ -201,21 +179,12 @@ def _histories(record: dict, shown: str) -> dict:
                 continue
             values = observation.get("value")
             values = values if isinstance(values, list) else [values]
-            numbers = [_number(v) for v in values]
+            numbers = [number(v) for v in values]
             numbers = [v for v in numbers if not math.isnan(v)]
             steps.append((observation.get("step"),
                           sum(numbers) / len(numbers) if numbers else math.nan))
         out[str(name)] = (history.get("direction"), steps)
     return out
-
-
-def _number(value) -> float:
-    if isinstance(value, bool):
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def _best(direction, steps) -> float:
@@ -367,7 +336,7 @@ def read(source, *, score=None) -> Results:
             status = str(r["status"]) if r["status"] is not None else "no status"
             unfinished[status] = unfinished.get(status, 0) + 1
     completed = [r for r in finished if r["status"] in COMPLETED
-                 and not math.isnan(_number(r["record"].get("score")))]
+                 and not math.isnan(number(r["record"].get("score")))]
     if not completed:
         raise ValueError(f"path_or_frame: {name} has no completed trial with a "
                          f"score ({len(records)} trial(s): "
@@ -418,7 +387,7 @@ def read(source, *, score=None) -> Results:
             key = f"metrics.{metric}" if metric in _RESERVED else metric
             row[key] = _at(steps, best_step) if ok else math.nan
         if ok and objective is not None:
-            row[objective] = _number(record.get("score"))
+            row[objective] = number(record.get("score"))
         if ok and column != objective:
             row[column] = _at(metrics.get(column, (None, []))[1], best_step)
         for key, value in r["values"].items():
@@ -439,7 +408,7 @@ def read(source, *, score=None) -> Results:
     failed_statuses = _counts([r for r in finished if r not in completed])
     runs = oracle.get("run_times")
     retried = (sum(1 for r in finished if isinstance(runs, dict)
-                   and _number(runs.get(r["id"])) > 1) if runs else 0)
+                   and number(runs.get(r["id"])) > 1) if runs else 0)
     minimize = direction == "min"
     note = f"KerasTuner project {name!r}: {len(completed)} completed trials"
     if objective is not None:
@@ -497,7 +466,7 @@ def _objective(completed: list, score, name: str) -> str | None:
     None when none is and `score` names the metric to read instead."""
     candidates = None
     for r in completed:
-        value = _number(r["record"].get("score"))
+        value = number(r["record"].get("score"))
         matching = {metric for metric, (direction, steps) in r["metrics"].items()
                     if _same(_best(direction, steps), value)}
         candidates = matching if candidates is None else candidates & matching

@@ -118,7 +118,6 @@ layouts of SMAC 2.0.0 to 2.2.0 and the status numbers of every release from
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -126,6 +125,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp.readers.files import json_record, natural
+from evp.readers.files import number as _number
 from evp.results import Results
 
 __all__ = ["STATUSES", "read", "sniff"]
@@ -153,15 +154,10 @@ def _folder(source) -> Path | None:
     return path
 
 
-def _natural(name: str) -> list:
-    return [int(part) if part.isdigit() else part
-            for part in re.split(r"(\d+)", name)]
-
-
 def _seed_runs(path: Path) -> list[Path]:
     """The run folders inside a ``<name>`` folder, in natural order."""
     return sorted((p for p in path.iterdir() if p.is_dir() and _is_run(p)),
-                  key=lambda p: _natural(p.name))
+                  key=lambda p: natural(p.name))
 
 
 def sniff(source) -> bool:
@@ -186,39 +182,7 @@ def _shown(path: Path, top: Path) -> str:
 
 def _load(path: Path, top: Path, what: str) -> dict:
     """A JSON object from `path`; one line naming the file when it is not one."""
-    shown = _shown(path, top)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"path_or_frame: {shown} is not text (damaged?): restore "
-                         "it, or move its run folder away") from None
-    except OSError as error:
-        raise ValueError(f"path_or_frame: {shown} cannot be read "
-                         f"({error.strerror or type(error).__name__})") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"path_or_frame: {shown} is not valid JSON (line "
-                         f"{error.lineno}, column {error.colno}: {error.msg}; cut "
-                         "short or damaged): restore it, or move its run folder "
-                         "away") from None
-    except RecursionError:
-        raise ValueError(f"path_or_frame: {shown} is nested too deeply to be "
-                         f"{what}") from None
-    if not isinstance(record, dict):
-        raise ValueError(f"path_or_frame: {shown} holds {type(record).__name__}, "
-                         f"not {what}")
-    return record
-
-
-def _number(value) -> float:
-    if isinstance(value, bool):
-        return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
-
+    return json_record(path, _shown(path, top), what, "move its run folder away")
 
 def _objectives(scenario: dict) -> list[str]:
     named = scenario.get("objectives", "cost")

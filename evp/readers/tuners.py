@@ -52,7 +52,13 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice
-from evp.readers.files import not_sqlite, sqlite_snapshot, sqlite_tables
+from evp.readers.files import (
+    natural,
+    not_sqlite,
+    number,
+    sqlite_snapshot,
+    sqlite_tables,
+)
 from evp.results import Results
 
 __all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_tuner_source",
@@ -113,7 +119,7 @@ def _experiments(path: Path) -> list[Path]:
     if not path.is_dir() or _is_ray_folder(path):
         return []
     return sorted((p for p in path.iterdir() if _is_ray_folder(p)),
-                  key=lambda p: _natural(p.name))
+                  key=lambda p: natural(p.name))
 
 
 # ------------------------------------------------------------------ Optuna
@@ -197,16 +203,10 @@ def _studies(source, study, stack: contextlib.ExitStack) -> list:
             if not found:
                 raise ValueError(f"study: no study {pattern!r} in the Optuna storage; "
                                  f"its studies: {', '.join(names)}")
-            wanted += sorted(found, key=_natural) if found != [pattern] else found
+            wanted += sorted(found, key=natural) if found != [pattern] else found
         if len(set(wanted)) != len(wanted):
             raise ValueError(f"study: each study once, got {', '.join(wanted)}")
     return [optuna.load_study(study_name=name, storage=url) for name in wanted]
-
-
-def _natural(name: str) -> list:
-    """Sort key: tpe-2 before tpe-10."""
-    return [int(part) if part.isdigit() else part
-            for part in re.split(r"(\d+)", name)]
 
 
 def family(name: str) -> str:
@@ -405,14 +405,6 @@ def _trial_order(trial: Path, reports: list[dict]):
     return (int(counter.group(1)) if counter else math.inf, trial_id, trial.name)
 
 
-def _number(value) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return math.nan
-    return number
-
-
 def read_ray_tune(folder, *, metric: str, mode: str | None = None,
                   per_trial: str = "best") -> Results:
     """One report per trial of a Ray Tune experiment folder, one row per trial;
@@ -500,7 +492,7 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
             continue
         for report in reports:
             seen.update(report)
-        values = np.array([_number(r.get(metric)) for r in reports], dtype=float)
+        values = np.array([number(r.get(metric)) for r in reports], dtype=float)
         finite = np.flatnonzero(np.isfinite(values))
         if finite.size == 0:
             # It never reported the metric: a failed round, like an error.
