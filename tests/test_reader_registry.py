@@ -128,3 +128,49 @@ def test_os_pathlike_and_str_read_alike(tmp_path):
     b = evp.read_results(os.fspath(path), score="acc")
     assert a.source == b.source == str(path)
     assert a.frame.equals(b.frame)
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _sources(tmp_path) -> dict:
+    """A source of each kind, by the reader that should claim it."""
+    ray = tmp_path / "ray" / "train_abc_00000"
+    ray.mkdir(parents=True)
+    (ray / "result.json").write_text('{"acc": 0.8, "training_iteration": 1}\n')
+    (ray / "params.json").write_text('{"lr": 0.1}')
+    search = tmp_path / "search"
+    search.mkdir()
+    (search / "a.jsonl").write_text('{"model": "a", "trial": 0, "accuracy": 0.8}\n')
+    (tmp_path / "runs.csv").write_text("acc\n0.5\n")
+    (tmp_path / "search.pkl").write_bytes(b"\x80\x04N.")
+    return {
+        "keras tuner": [FIXTURES / "kerastuner" / "random_val_accuracy",
+                        FIXTURES / "kerastuner" / "random_val_accuracy"
+                        / "oracle.json"],
+        "smac": [FIXTURES / "smac" / "hpo", FIXTURES / "smac" / "hpo" / "0",
+                 FIXTURES / "smac" / "random" / "3" / "runhistory.json"],
+        "ray tune": [tmp_path / "ray"],
+        "optuna": ["sqlite:///study.db", tmp_path / "study.db"],
+        "evp search": [search],
+        "file": [tmp_path / "runs.csv", tmp_path / "missing.csv"],
+        "pickle": [tmp_path / "search.pkl"],
+        "table": [pd.DataFrame({"acc": [0.5]})],
+    }
+
+
+def test_each_tools_record_is_claimed_first_by_its_own_reader(tmp_path):
+    kinds = _sources(tmp_path)
+    for owner, sources in kinds.items():
+        for source in sources:
+            first = next(r.name for r in READERS if r.sniff(source))
+            assert first == owner, (source, first)
+    # A tool's record never claimed by another tool's reader (the order of
+    # the list does not hide a sniff that claims too much).
+    tools = ("keras tuner", "smac", "ray tune", "optuna", "mlflow",
+             "scikit-learn")
+    for owner, sources in kinds.items():
+        for source in sources:
+            claimed = {r.name for r in READERS if r.name in tools
+                       and r.sniff(source)}
+            assert claimed <= {owner}, (source, claimed)
