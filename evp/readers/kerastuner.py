@@ -6,8 +6,8 @@ when it holds one project) and returns :class:`evp.Results` for
 :func:`evp.read_results` to validate. Nothing in the
 folder is written, locked or created, and KerasTuner need not be installed.
 
-What is read
-------------
+**What is read.**
+
 ``oracle.json``
     The oracle's state: ``start_order`` (the trial ids in the order the trials
     were created), ``run_times`` (how often each trial ran: retries), and the
@@ -25,8 +25,8 @@ What is read
 Checkpoints, ``build_config.json``, ``tuner0.json`` (an empty state) and
 anything else are not opened.
 
-The score and its direction
----------------------------
+**The score and its direction.**
+
 A trial's ``score`` is what the oracle made of its objective: its value at
 the best epoch, averaged over the trial's executions (``executions_per_trial``:
 KerasTuner 1.4 averages each execution's best epoch and records one value, so
@@ -46,8 +46,8 @@ such a metric from its name (and calls unknown names ``"min"``), so that
 direction is not taken: :func:`evp.read_results` decides it (a loss-like name
 needs ``minimize=``).
 
-Statuses
---------
+**Statuses.**
+
 ``COMPLETED``: a round (``state`` ``"completed"``). ``FAILED`` (every retry
 failed) and ``INVALID`` (crashed or infeasible, a retry pending or the search
 stopped): a failed round, its score missing and ``state`` ``"failed"``, for
@@ -55,8 +55,8 @@ the ``failed=`` policy of :func:`evp.read_results`. ``RUNNING``, ``IDLE``,
 ``STOPPED`` (and a record without a status): not finished, left out and
 counted in the note.
 
-Order
------
+**Order.**
+
 KerasTuner numbers trials as it creates them (``trial_id`` ``"0"``, ``"1"``,
 …, zero-padded): the column ``trial_number`` is that number, so the rows are
 in the order the trials were created (a retried trial keeps its place), and
@@ -64,8 +64,8 @@ in the order the trials were created (a retried trial keeps its place), and
 not numbers (KerasTuner 1.0's hashes) are placed by ``oracle.json``'s
 ``start_order``; without it the order is unknown and said so.
 
-Strategy
---------
+**Strategy.**
+
 ``oracle.json`` does not name the oracle's class; its fields tell the kind:
 ``num_initial_points``, ``alpha``, ``beta`` are BayesianOptimization's;
 ``brackets``, ``max_epochs``, ``hyperband_iterations`` are Hyperband's; the
@@ -79,8 +79,8 @@ configurations drawn at random and trained from scratch for ``max_epochs``,
 exchangeable rounds of a random search at the full budget. The others are
 left out and counted in the note; a search with none is refused.
 
-Cost
-----
+**Cost.**
+
 KerasTuner records no trial's duration (the display's start times are kept
 only with ``verbose``, and no end time), so there is no cost column.
 

@@ -16,6 +16,41 @@ that a CSV file a tool wrote is read as that tool's.
 The options a reader takes are listed with it (:attr:`Reader.takes`); a tool's
 option given to another kind of source (``study=`` with a CSV file) is refused
 in one line that names the readers it is for.
+
+**Writing a reader.** A package of one's own teaches evp a format: an object
+with ``sniff`` and ``read`` (returning :class:`evp.Results`; read_results then
+applies the failed-rounds policy, the direction and the exchangeability test
+to it, as to evp's own), named under the entry-point group. For a format of
+lines "MODEL LOSS"::
+
+    # evp_toy_reader.py
+    import pandas as pd
+    from evp import Results
+
+    class ToyReader:
+        def sniff(self, source):
+            return str(source).endswith(".toy")
+
+        def read(self, source, **options):
+            with open(source) as lines:
+                rows = [line.split() for line in lines if line.strip()]
+            frame = pd.DataFrame({"model": [m for m, _ in rows],
+                                  "loss": [float(x) for _, x in rows]})
+            return Results(frame, score="loss", group="model", minimize=True,
+                           direction="the toy format: lower is better",
+                           source=str(source))
+
+    READER = ToyReader()
+
+and in that package's ``pyproject.toml``::
+
+    [project.entry-points."evp.readers"]
+    toy = "evp_toy_reader:READER"
+
+Once it is installed, ``evp.read_results("runs.toy")`` and ``evp curve
+runs.toy`` read it (``tests/test_reader_plugins.py`` installs this very
+package). A reader that cannot be loaded, or lacks ``sniff`` or ``read``, is
+skipped with a warning naming it; a ``sniff`` that raises claims nothing.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ SMAC3 (2.x) writes each optimisation run to ``output_directory/<name>/<seed>/``;
 :class:`evp.Results` for :func:`evp.read_results` to validate. Nothing in the
 folders is written, locked or created, and SMAC need not be installed.
 
-What is read
-------------
+**What is read.**
+
 ``runhistory.json``
     ``data``: one record per trial (an object since SMAC 2.3; a list of
     ``config_id, instance, seed, budget, cost, time, status, starttime,
@@ -29,16 +29,16 @@ What is read
 ``configspace.json``, ``intensifier.json``, ``optimization.json`` and anything
 else are not opened.
 
-The score and its direction
----------------------------
+**The score and its direction.**
+
 SMAC minimizes ``cost``: the score is the cost, in a column named after
 ``scenario.json``'s objective (SMAC's default name is ``"cost"``), and lower is
 better. With several objectives (``cost`` a list), ``score=`` names one of
 them and the others become columns; without it, the read is refused, listing
 them.
 
-Statuses
---------
+**Statuses.**
+
 SMAC 2.x's ``StatusType`` is written as its number: ``0`` RUNNING, ``1``
 SUCCESS, ``2`` CRASHED, ``3`` TIMEOUT, ``4`` MEMORYOUT. SUCCESS is a finished
 trial (``state`` ``"completed"``). CRASHED (``state`` ``"crashed"``), TIMEOUT and
@@ -50,8 +50,8 @@ number is refused. These numbers hold since SMAC 2.0.0; SMAC
 1.x (trials as ``[key, value]`` lists, statuses by name) and the 2.0 alphas
 (``_meta.version`` ``2.0.0a…``, where 2 was TIMEOUT and 3 CRASHED) are refused.
 
-One row per configuration
--------------------------
+**One row per configuration.**
+
 A round of search is a configuration. Where SMAC ran a configuration on several
 seeds (``deterministic=False``: the intensifier runs each configuration up to
 ``max_config_calls`` times), its row's score is the mean cost over its trials,
@@ -64,8 +64,8 @@ of its own, with its own scale), and SMAC's intensifier races challengers on a
 few instances only: such a run is read only when every configuration ran on the
 same instances, and otherwise refused in one line.
 
-Budgets
--------
+**Budgets.**
+
 Multi-fidelity runs (Hyperband, successive halving) run configurations at
 several budgets and promote the best of one budget to the next: a promoted
 configuration is the survivor of a race, not one round. Only the
@@ -74,8 +74,8 @@ are read: those Hyperband's last bracket started at the full budget. The others
 are left out and counted in the note; a run with none (successive halving
 alone) is refused.
 
-Order
------
+**Order.**
+
 SMAC numbers configurations (``config_id`` 1, 2, …) as it first runs them, and
 ``data`` lists the trials in the order they were submitted: the rows are in
 the order of each configuration's first trial in ``data``, which is
@@ -90,8 +90,8 @@ counts, from
 random (``"Random Search"``: SMAC's interleaved random configurations) and
 those the model proposed (``"Acquisition Function Maximizer: …"``).
 
-Several seeds
--------------
+**Several seeds.**
+
 The ``<name>`` folder of several runs (one per seed) is read run by run, with
 columns ``seed`` (each run's seed) and ``tuner`` (the run's name): each seed is
 a model of its own (``group`` is ``seed``), never pooled into one search, which
@@ -100,8 +100,8 @@ repeated runs of one tuner with ``evp.read_results(path, runs="seed")``.
 The ``output_directory`` above the names is not one search: give the
 ``<name>`` folder, or one run folder.
 
-Cost
-----
+**Cost.**
+
 ``duration_seconds``: the configuration's trials' ``time`` summed (the target
 function's wall-clock seconds, as SMAC measured it); ``cpu_seconds`` their
 ``cpu_time`` (absent before SMAC 2.3, which did not record it). A column of
