@@ -503,7 +503,8 @@ def for_paper(note: str) -> str:
     """`note` without its advice on evp's options (the clauses that tell to
     pass an option), as a paper's reader reads it."""
     text = _ADVICE.sub("", note).strip()
-    return text.replace("(; ", "(").replace("()", "").replace(" )", ")")
+    text = text.replace("(; ", "(").replace("()", "")
+    return re.sub(r"\s+([;,)])", r"\1", text)  # no space left before a stop
 
 
 def _title(results) -> str:

@@ -173,8 +173,8 @@ def test_a_name_folder_reads_each_seed_as_a_model_never_pooled():
     (note,) = raw.notes
     assert note.startswith("SMAC3 runs of 'hpo', 2 seeds (0, 1) in column 'seed': "
                            "runs of one adaptive tuner, never pooled as one "
-                           "search (each seed a model of its own, or repeated "
-                           "runs of the tuner with runs='seed')")
+                           "search: each seed is a model of its own unless read "
+                           "as repeated runs of the tuner (pass runs='seed')")
     assert "seed 1: 13 configurations completed, 1 failed (CRASHED 1)" in note
     # hpo/1's config_origins: 4 of "Random Search" (6, 8, 9, 10).
     assert ("seed 1: 13 configurations completed, 1 failed (CRASHED 1): failed "

@@ -371,7 +371,9 @@ def test_an_adaptive_tuners_record_is_reported_without_advice():
     assert report.warnings[0].endswith("treat them as independent draws, which "
                                        "they are not")
     said = " ".join(report.warnings + report.notes)
-    assert "RandomSampler" not in said and "pass runs=" not in said
+    assert "RandomSampler" not in said and "runs=" not in said
+    assert ("each seed is a model of its own unless read as repeated runs of the "
+            "tuner;") in said
     space = " ".join(row(report, "Search space (observed)").iloc[1:])
     assert "kernel ∈ {linear, poly, rbf}" in space
     assert not any(w in space for w in ("n_trials", "origin", "cpu_seconds"))

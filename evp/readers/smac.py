@@ -572,8 +572,9 @@ def read(source, *, score=None) -> Results:
     strategies = {r["strategy"] for r in read_runs}
     note = (f"SMAC3 runs of {name!r}, {len(seeds)} seeds "
             f"({', '.join(map(str, seeds))}) in column 'seed': runs of one "
-            "adaptive tuner, never pooled as one search (each seed a model of its "
-            "own, or repeated runs of the tuner with runs='seed'); "
+            "adaptive tuner, never pooled as one search: each seed is a model of "
+            "its own unless read as repeated runs of the tuner (pass "
+            "runs='seed'); "
             + "; ".join(f"seed {seed}: {_describe(r)}"
                         for r, seed in zip(read_runs, seeds, strict=True))
             + f"; {order_note}")
