@@ -377,3 +377,20 @@ def test_an_adaptive_tuners_record_is_reported_without_advice():
     space = " ".join(row(report, "Search space (observed)").iloc[1:])
     assert "kernel ∈ {linear, poly, rbf}" in space
     assert not any(w in space for w in ("n_trials", "origin", "cpu_seconds"))
+
+
+ADVICE = re.compile(r"\b[a-z_]+=|(?<!\w)--[a-z]|\bpass (?:the|a|an)\b|RandomSampler")
+
+
+@pytest.mark.parametrize("record", [
+    "kerastuner/random_val_accuracy", "kerastuner/bayes_val_loss",
+    "kerastuner/hyperband_val_auc", "smac/hpo", "smac/random", "smac/noisy",
+    "smac/hyperband"])
+def test_no_reader_leaves_advice_in_the_appendix(record):
+    from evp.readers import read_results as read
+    from evp.report import build_report
+
+    results = read(Path(__file__).parent / "fixtures" / record, failed="worst")
+    report = build_report(results, vector_figures=False)
+    for said in report.notes + report.warnings:
+        assert not ADVICE.search(said), said
