@@ -493,6 +493,11 @@ def test_missing_folders_and_runs_without_results(tmp_path):
                                          r"has no completed configuration \(4 "
                                          r"trial\(s\): CRASHED 3, RUNNING 1\)$"):
         smac.read(run)
+    edit(run / "runhistory.json", lambda r: r.update(data=[]))
+    with pytest.raises(ValueError, match=r"^path_or_frame: the SMAC3 run random/3 "
+                                         r"has no completed configuration \(no "
+                                         r"trials recorded yet\)$"):
+        smac.read(run)
 
 
 def test_reading_changes_nothing_in_the_folder(tmp_path):

@@ -405,10 +405,11 @@ def _read_run(run: Path, top: Path, score) -> dict:
         rows.append(row)
     completed = sum(1 for r in rows if r["state"] == "completed")
     if not completed:
+        tally = ", ".join(f"{k} {v}" for k, v in _tally(trials).items())
         raise ValueError(f"path_or_frame: the SMAC3 run {shown.rsplit('/', 1)[0]} "
-                         f"has no completed configuration ({len(trials)} trial(s): "
-                         + ", ".join(f"{k} {v}" for k, v in _tally(trials).items())
-                         + ")")
+                         "has no completed configuration ("
+                         + (f"{len(trials)} trial(s): {tally})" if trials
+                            else "no trials recorded yet)"))
     # The rows in the order of their first trial in data (SMAC's submission
     # order), in which SMAC numbers the configurations.
     frame = pd.DataFrame(rows).sort_values(_own("first_trial", objectives),
