@@ -69,7 +69,7 @@ test: $(VENV)/.dev
 	[ $$tests -eq 0 ] && [ $$notebooks -eq 0 ]
 # One line per notebook as nbval finishes it: its cells, and how far nbval is.
 NBVAL_PROGRESS := function said() { printf "\n[nbval %s] %s: %d cells%s\n", done, \
-	current, cells, failed ? ", " failed " FAILED" : " passed" } \
+	current, cells, failed ? ", " failed " FAILED" : " passed"; fflush() } \
 	/::Cell [0-9]+ / { name = $$1; sub(/::Cell.*/, "", name); \
 		sub(/::ipynb$$/, ".ipynb", name); \
 		if (name != current && current != "") said(); \
