@@ -253,3 +253,55 @@ def test_random_sqlite_files(tables, experiment):
             db.commit()
         check(Path(folder), "curve", path, "--score", "acc",
               *(["--experiment", "e"] if experiment else []))
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _mutated(record, data, edits: int):
+    """`record` (parsed JSON) with `edits` random places replaced by random JSON
+    values: a leaf, a list or an object anywhere in it."""
+    for _ in range(edits):
+        node, key = None, None
+        here = record
+        while isinstance(here, dict | list) and here and data.draw(
+                st.booleans()):
+            keys = list(here) if isinstance(here, dict) else list(range(len(here)))
+            node, key = here, data.draw(st.sampled_from(keys))
+            here = here[key]
+        if node is None:
+            return data.draw(JSON)
+        node[key] = data.draw(JSON)
+    return record
+
+
+def _fuzz_tool_records(source: Path, files: list[str], data, *options) -> None:
+    import shutil
+
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / source.name
+        shutil.copytree(source, copy)
+        for name in data.draw(st.lists(st.sampled_from(files), min_size=1,
+                                       max_size=2, unique=True)):
+            path = copy / name
+            record = json.loads(path.read_text())
+            edits = data.draw(st.integers(1, 3))
+            path.write_text(json.dumps(_mutated(record, data, edits)))
+        check(Path(folder), "curve", copy, "--ns", "1,2", *options)
+
+
+@FUZZ
+@given(data=st.data(), failed=st.sampled_from(["drop", "worst", "error"]))
+def test_random_edits_of_a_keras_tuner_project(data, failed):
+    project = FIXTURES / "kerastuner" / "random_val_accuracy"
+    files = ["oracle.json", *(f"trial_{i}/trial.json" for i in range(8))]
+    _fuzz_tool_records(project, files, data, "--failed", failed)
+
+
+@FUZZ
+@given(data=st.data(), failed=st.sampled_from(["drop", "worst", "error"]))
+def test_random_edits_of_a_smac_run(data, failed):
+    run = FIXTURES / "smac" / "hpo"
+    files = [f"{seed}/{name}" for seed in (0, 1)
+             for name in ("runhistory.json", "scenario.json")]
+    _fuzz_tool_records(run, files, data, "--failed", failed)

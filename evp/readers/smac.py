@@ -251,10 +251,17 @@ def _trials(history: dict, shown: str) -> list[dict]:
             raise ValueError(f"path_or_frame: {shown}: trial {number} of 'data' has "
                              "no config_id: not a SMAC3 run history")
         status = trial.get("status")
-        if isinstance(status, bool) or status not in STATUSES:
+        if isinstance(status, bool) or not isinstance(status, int) \
+                or status not in STATUSES:
             raise ValueError(f"path_or_frame: {shown}: trial {number} has status "
                              f"{status!r}, not one of SMAC 2.x's "
                              f"({', '.join(f'{k} {v}' for k, v in STATUSES.items())})")
+        odd = next((f for f in ("instance", "seed", "budget")
+                    if isinstance(trial.get(f), list | dict)), None)
+        if odd is not None:
+            raise ValueError(f"path_or_frame: {shown}: trial {number} has {odd} "
+                             f"{trial[odd]!r}, not a name or a number: not a SMAC3 "
+                             "run history")
         trials.append(trial)
     return trials
 
