@@ -414,7 +414,8 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                 dtype=float, na_value=np.nan)
             cost = cost[np.isfinite(cost)]
             unit = cost_unit(timed) or ("s" if timed in _DURATIONS else "")
-            words = _DURATION_WORDS.get(timed)
+            words = _DURATION_WORDS.get((results.tuner, timed),
+                                        _DURATION_WORDS.get(timed))
             duration = (f"{timed}: mean {number(cost.mean())}, total "
                         f"{number(cost.sum())}" + (f" {unit}" if unit else "")
                         + (f" ({words})" if words else "")
@@ -561,9 +562,12 @@ def _value(value) -> str:
 # search, W&B): the checklist's training duration when no cost is named.
 _DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtime",
               "duration", "mean_fit_time")
-# What a column holds where its name does not say it.
+# What a column holds where its name does not say it, by the tool that wrote it
+# where tools differ.
 _DURATION_WORDS = {"mean_fit_time": "seconds per fit, mean over the folds",
-                   "duration_seconds": "end - start of each run"}
+                   "duration_seconds": "end - start of each run",
+                   ("smac", "duration_seconds"): "the time SMAC3 measured for each "
+                                                 "configuration's trials, summed"}
 
 
 def _trials(results, model: str, count: int) -> str:

@@ -377,6 +377,8 @@ def test_an_adaptive_tuners_record_is_reported_without_advice():
     space = " ".join(row(report, "Search space (observed)").iloc[1:])
     assert "kernel ∈ {linear, poly, rbf}" in space
     assert not any(w in space for w in ("n_trials", "origin", "cpu_seconds"))
+    assert row(report, "Training duration").iloc[1].endswith(
+        "s (the time SMAC3 measured for each configuration's trials, summed)")
 
 
 ADVICE = re.compile(r"\b[a-z_]+=|(?<!\w)--[a-z]|\bpass (?:the|a|an)\b|RandomSampler")
