@@ -61,7 +61,8 @@ from evp.readers.files import (
 )
 from evp.results import Results
 
-__all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_tuner_source",
+__all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_optuna_source",
+           "is_ray_tune_source", "is_tuner_source",
            "read_optuna", "read_ray_tune"]
 
 #: How :func:`read_ray_tune` picks one report per trial.
@@ -90,27 +91,35 @@ def _is_ray_folder(path: Path) -> bool:
                for p in path.iterdir())
 
 
-def is_tuner_source(path_or_frame) -> str | None:
-    """Which tuner wrote `path_or_frame`: ``"optuna"``, ``"ray tune"`` or None.
-
-    Optuna: a Study object, a storage URL (``scheme://…``) or a file ending in
-    one of :data:`SQLITE_SUFFIXES`. Ray Tune: a folder holding trial folders
-    with ``result.json`` or ``progress.csv`` (a folder of ``evp search``
-    ``.jsonl`` files is not one).
-    """
+def is_optuna_source(path_or_frame) -> bool:
+    """An Optuna Study object, a storage URL (``scheme://…``) or a file ending
+    in one of :data:`SQLITE_SUFFIXES` (no file is opened)."""
     if _is_study(path_or_frame):
-        return "optuna"
+        return True
     if isinstance(path_or_frame, str) and _URL.match(path_or_frame):
-        return "optuna"
-    if not isinstance(path_or_frame, str | os.PathLike):
-        return None
+        return True
+    return isinstance(path_or_frame, str | os.PathLike) and Path(
+        path_or_frame).expanduser().suffix.lower() in SQLITE_SUFFIXES
+
+
+def is_ray_tune_source(path_or_frame) -> bool:
+    """A folder holding Ray Tune trial folders with ``result.json`` or
+    ``progress.csv`` (a folder of ``evp search`` ``.jsonl`` files is not one),
+    or one trial folder itself."""
+    if not isinstance(path_or_frame, str | os.PathLike) or is_optuna_source(
+            path_or_frame):
+        return False
     path = Path(path_or_frame).expanduser()
-    if path.suffix.lower() in SQLITE_SUFFIXES:
+    return path.is_dir() and not any(path.glob("*.jsonl")) and (
+        _is_ray_folder(path) or bool(_experiments(path)))
+
+
+def is_tuner_source(path_or_frame) -> str | None:
+    """Which tuner wrote `path_or_frame`: ``"optuna"``, ``"ray tune"`` or None
+    (:func:`is_optuna_source`, :func:`is_ray_tune_source`)."""
+    if is_optuna_source(path_or_frame):
         return "optuna"
-    if path.is_dir() and not any(path.glob("*.jsonl")) and (
-            _is_ray_folder(path) or _experiments(path)):
-        return "ray tune"
-    return None
+    return "ray tune" if is_ray_tune_source(path_or_frame) else None
 
 
 def _experiments(path: Path) -> list[Path]:
