@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import re
 import warnings
 from pathlib import Path
@@ -65,6 +66,15 @@ def json_record(path: Path, shown: str, what: str, remedy: str) -> dict:
         raise ValueError(f"path_or_frame: {shown} holds {type(record).__name__}, "
                          f"not {what}")
     return record
+
+
+def record_folder(source, record: str) -> Path | None:
+    """The folder a path names, given as the folder or as its `record` file (a
+    tool's ``oracle.json``, ``runhistory.json``); None for anything not a path."""
+    if not isinstance(source, str | os.PathLike):
+        return None
+    path = Path(source).expanduser()
+    return path.parent if path.name == record else path
 
 
 def number(value) -> float:

@@ -91,13 +91,12 @@ BayesianOptimization, Hyperband, a failed and an interrupted search).
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from evp.readers.files import json_record, number
+from evp.readers.files import json_record, number, record_folder
 from evp.results import ASSUMED_DIRECTION, Results
 
 __all__ = ["read", "sniff"]
@@ -117,14 +116,8 @@ _TRIAL_DIR = re.compile(r"^trial_(.+)$")
 
 
 def _project(source) -> Path | None:
-    """The project folder `source` names (the folder or its oracle.json)."""
-    if not isinstance(source, str | os.PathLike):
-        return None
-    path = Path(source).expanduser()
-    if path.name == "oracle.json":
-        path = path.parent
-    return path
-
+    """The folder `source` names (the folder or its oracle.json)."""
+    return record_folder(source, "oracle.json")
 
 def _is_project(path: Path) -> bool:
     """A folder holding ``oracle.json`` and a ``trial_*/trial.json`` or a

@@ -119,13 +119,12 @@ layouts of SMAC 2.0.0 to 2.2.0 and the status numbers of every release from
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from evp.readers.files import json_record, natural
+from evp.readers.files import json_record, natural, record_folder
 from evp.readers.files import number as _number
 from evp.results import Results
 
@@ -146,13 +145,8 @@ def _is_run(path: Path) -> bool:
 
 
 def _folder(source) -> Path | None:
-    if not isinstance(source, str | os.PathLike):
-        return None
-    path = Path(source).expanduser()
-    if path.name == "runhistory.json":
-        path = path.parent
-    return path
-
+    """The folder `source` names (the folder or its runhistory.json)."""
+    return record_folder(source, "runhistory.json")
 
 def _seed_runs(path: Path) -> list[Path]:
     """The run folders inside a ``<name>`` folder, in natural order."""
