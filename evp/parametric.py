@@ -1202,7 +1202,11 @@ def _feasible_vertices(y, g_low, g_high, h_cap):
     hull of :math:`(g^-_i, y_i)`. Between kinks everything is linear, so the
     polygon's vertices lie above the kinks and the ends of the feasible h-range.
     """
-    lo = np.isfinite(g_low)
+    if np.isnan(g_low).any() or np.isnan(g_high).any():
+        # Dropping a constraint would let every (a, h) in: never silently.
+        raise FloatingPointError("a quantile of the standard noisy quadratic is "
+                                 "NaN; the confidence set cannot be decided")
+    lo = np.isfinite(g_low)  # levels 0 and 1 (infinite quantiles) bind nothing
     hi = np.isfinite(g_high)
     ux, uy = _lower_hull(g_low[lo], y[lo]) if lo.any() else (np.zeros(0),) * 2
     lx, ly = _lower_hull(g_high[hi], -y[hi]) if hi.any() else (np.zeros(0),) * 2
@@ -1238,8 +1242,11 @@ def _feasible_vertices(y, g_low, g_high, h_cap):
     return np.concatenate([lower, upper]), np.concatenate([h, h]), unbounded
 
 
-# Resolution of the search over s = o / (b - a) in confidence_set.
+# Resolution and range of the search over s = o / (b - a) in confidence_set.
 _STEPS_PER_DECADE = 16
+_WALK = (1e-6, 1e2)
+# Below this (subnormal) noise ratio the standard quantiles lose all precision.
+_S_MIN = 1e-300
 
 
 def _standard_quantiles(levels, c, s):
@@ -1407,9 +1414,10 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
         The values of the noise-to-width ratio :math:`s = o/(b - a)` searched.
         By default: s = 0 (no noise), a coarse grid of 11 values from 1e-4 to
         10, and, from every value found in the set and from the maximum-spacing
-        fit for each c, a walk up and down a grid of 16 values per decade until
-        two steps in a row leave the set. For each (c, s) the set is exact (see
-        Notes); between grid values of s it is not searched.
+        fit for each c, a walk up and down a grid of 16 values per decade (from
+        1e-6 to 100) until two steps in a row leave the set. For each (c, s)
+        the set is exact (see Notes); between grid values of s it is not
+        searched.
     method : str, default "ld_highest_density"
         The band's construction (see :func:`evp.cdf_band`).
 
@@ -1482,8 +1490,9 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
 
     if noise_ratios is not None:
         ratios = sorted({float(v) for v in np.ravel(noise_ratios)})
-        if not ratios or ratios[0] < 0:
-            raise ValueError("noise_ratios must be non-negative numbers")
+        if not ratios or not all(v == 0 or _S_MIN <= v < np.inf for v in ratios):
+            raise ValueError(f"noise_ratios must be 0 or finite numbers from "
+                             f"{_S_MIN:g} up, got {ratios}")
         for c in cs:
             for ratio in ratios:
                 member(c, ratio)
@@ -1497,7 +1506,11 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
                            {"c": set(cs), "convex": False}, noisy=True)
             fit.solve()
             for _, _, c, x in fit.candidates:
-                seeds[c].append(math.exp(x[2]) / (x[1] - x[0]))
+                # A local optimum of a c that fits badly may be degenerate
+                # (b <= a); a seed only starts a walk, within the searched range.
+                width = float(x[1] - x[0])
+                if width > 0 and 0 < (seed := math.exp(x[2]) / width) < np.inf:
+                    seeds[c].append(min(max(seed, _WALK[0]), _WALK[1]))
         except ValueError:
             pass
         coarse = [0.0, *np.logspace(-4, 1, 11)]
@@ -1513,7 +1526,7 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
                 for direction in (step, 1 / step):
                     current = ratio if ratio > 0 else 1e-4 * step
                     misses = 0
-                    while 1e-6 <= current <= 1e2 and misses < 2:
+                    while _WALK[0] <= current <= _WALK[1] and misses < 2:
                         current = float(step ** np.round(np.log(current * direction)
                                                          / np.log(step)))
                         misses = 0 if member(c, current) is not None else misses + 1

@@ -360,7 +360,7 @@ def test_fit_on_real_data_finds_one_effective_hyperparameter(deberta_v3):
     assert deberta_v3.max() - 0.01 < fitted.b < deberta_v3.max() + 0.01
     assert goodness_of_fit(fitted, deberta_v3, 0.89).passed
     found = confidence_set(deberta_v3, 0.89, 0.8, constraints={"c": (1, 5)})
-    assert found.c == (1,)
+    assert found.c == (1,), found
     assert found.best[0] <= fitted.b <= found.best[1]
 
 
@@ -416,6 +416,34 @@ def test_confidence_set_is_informative_and_mirrors_losses():
     np.testing.assert_allclose(lost_upper, -lower)
     with pytest.raises(ValueError, match="leaves 2 of 400 scores"):
         confidence_set(ys, np.sort(ys)[-3], 0.8)
+
+
+def test_a_degenerate_local_fit_does_not_put_its_c_in_the_set(monkeypatch):
+    # The maximum-spacing fit seeds the search over s with each c's local
+    # optimum; on another processor a badly fitting c's optimum may be
+    # degenerate (b <= a, so s = o/(b - a) is negative or infinite). Such a
+    # seed once dropped every band constraint and let that c into the set.
+    import evp.parametric as parametric
+
+    truth = NoisyQuadraticDistribution(0.0, 1.0, 1, 0.01)
+    ys = truth.sample(400, rng=np.random.default_rng(6))
+    honest = confidence_set(ys, 0.7, 0.8, constraints={"c": (1, 4)})
+    assert 4 not in honest.c
+    solve = parametric._Problem.solve
+
+    def degenerate(self):
+        solve(self)
+        self.candidates = [*self.candidates,
+                           (9.0, False, 4, np.array([0.5, 0.5, 0.0])),  # b = a
+                           (9.0, False, 4, np.array([0.6, 0.5, 0.0])),  # b < a
+                           (9.0, False, 4, np.array([0.0, 1.0, -745.0]))]
+    monkeypatch.setattr(parametric._Problem, "solve", degenerate)
+    found = confidence_set(ys, 0.7, 0.8, constraints={"c": (1, 4)})
+    assert found.c == honest.c
+    assert found.best == honest.best and np.isfinite(found.best).all()
+    for ratios in ([np.inf], [np.nan], [5e-324]):
+        with pytest.raises(ValueError, match="noise_ratios must be 0 or finite"):
+            confidence_set(ys, 0.7, 0.8, noise_ratios=ratios)
 
 
 def test_goodness_of_fit_rejects_a_wrong_model():
