@@ -1249,6 +1249,12 @@ _WALK = (1e-6, 1e2)
 _S_MIN = 1e-300
 
 
+def _searchable(s):
+    """Whether the noise ratio s can be decided: 0 (no noise) or a finite
+    ratio whose standard quantiles keep their precision."""
+    return s == 0 or _S_MIN <= s < np.inf
+
+
 def _standard_quantiles(levels, c, s):
     """Quantiles of the standard concave Q(0, 1, c, s) (s = 0: no noise) at
     `levels` in [0, 1]: -inf at 0 and +inf at 1 with noise."""
@@ -1490,7 +1496,7 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
 
     if noise_ratios is not None:
         ratios = sorted({float(v) for v in np.ravel(noise_ratios)})
-        if not ratios or not all(v == 0 or _S_MIN <= v < np.inf for v in ratios):
+        if not ratios or not all(map(_searchable, ratios)):
             raise ValueError(f"noise_ratios must be 0 or finite numbers from "
                              f"{_S_MIN:g} up, got {ratios}")
         for c in cs:
@@ -1507,10 +1513,10 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
             fit.solve()
             for _, _, c, x in fit.candidates:
                 # A local optimum of a c that fits badly may be degenerate
-                # (b <= a); a seed only starts a walk, within the searched range.
+                # (b <= a): its ratio is negative or infinite, no seed.
                 width = float(x[1] - x[0])
-                if width > 0 and 0 < (seed := math.exp(x[2]) / width) < np.inf:
-                    seeds[c].append(min(max(seed, _WALK[0]), _WALK[1]))
+                if width > 0 and _searchable(seed := math.exp(x[2]) / width):
+                    seeds[c].append(seed)
         except ValueError:
             pass
         coarse = [0.0, *np.logspace(-4, 1, 11)]
