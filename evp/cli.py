@@ -453,10 +453,13 @@ def _tail(args, results, ns, out) -> int:
     fits = tail_fits(results, threshold, args.confidence)
     for tail in fits:
         fit, found = tail.fit, tail.found
-        print(f"{tail.model}: {best} {results.score_name} in [{tail.best[0]:.4g}, "
-              f"{tail.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
-              f"{{{', '.join(map(str, found.c))}}}, o in [{found.o[0]:.3g}, "
-              f"{found.o[1]:.3g}]; {found.n_tail} of {found.n} rounds beyond "
+        shown = (f"the model is rejected (its {args.confidence:.0%} confidence set "
+                 "is empty" if found.empty else
+                 f"{best} {results.score_name} in [{tail.best[0]:.4g}, "
+                 f"{tail.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
+                 f"{{{', '.join(map(str, found.c))}}}, o in [{found.o[0]:.3g}, "
+                 f"{found.o[1]:.3g}]")
+        print(f"{tail.model}: {shown}; {found.n_tail} of {found.n} rounds beyond "
               f"{threshold:g}); fit a={fit.a:.4g}, b={fit.b:.4g}, c={fit.c}, "
               f"o={fit.o:.3g}")
         if found.n_tail < 30:

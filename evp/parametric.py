@@ -1245,6 +1245,13 @@ def _feasible_vertices(y, g_low, g_high, h_cap):
 # Resolution and range of the search over s = o / (b - a) in confidence_set.
 _STEPS_PER_DECADE = 16
 _WALK = (1e-6, 1e2)
+# Said where an empty confidence set is shown.
+_EMPTY = ("the {confidence:.0%} confidence set is empty: no (noisy) quadratic tail "
+          "stays inside the CDF band beyond {threshold:g}, so the model is "
+          "rejected there (scores piled at a ceiling do this) and a fit's "
+          "extrapolation is not to be trusted; try a threshold nearer the best "
+          "scores")
+
 # Below this (subnormal) noise ratio the standard quantiles lose all precision.
 _S_MIN = 1e-300
 
@@ -1301,7 +1308,17 @@ class ConfidenceSet:
     n: int
     _members: tuple = ()
 
+    @property
+    def empty(self) -> bool:
+        """True when no (noisy) quadratic tail stays inside the band: the
+        model is rejected beyond the threshold, and the set bounds nothing."""
+        return not self._members
+
     def __repr__(self) -> str:
+        if self.empty:
+            return (f"ConfidenceSet({self.confidence:g}: empty, the model is "
+                    f"rejected; {self.n_tail} of {self.n} scores beyond "
+                    f"{self.threshold:g})")
         name = "a (least loss)" if self.minimize else "b (best score)"
         return (f"ConfidenceSet({self.confidence:g}: {name} in "
                 f"[{self.best[0]:.6g}, {self.best[1]:.6g}], o in "
@@ -1311,6 +1328,12 @@ class ConfidenceSet:
     def _repr_html_(self) -> str:
         from evp import _display
 
+        title = f"Noisy quadratic tail: {self.confidence:.0%} confidence set"
+        fitted = (f"fitted to the {self.n_tail} of {self.n} scores beyond "
+                  f"{self.threshold:g}")
+        if self.empty:
+            return _display.page(title, [fitted, _EMPTY.format(
+                confidence=self.confidence, threshold=self.threshold)], [])
         name = "a (the least loss)" if self.minimize else "b (the best score)"
         shown = _display.table({
             "parameter": [name, "o (noise sd)", "c (effective hyperparameters)"],
@@ -1318,10 +1341,7 @@ class ConfidenceSet:
                 f"[{_display.number(self.best[0])}, {_display.number(self.best[1])}]",
                 f"[{_display.number(self.o[0])}, {_display.number(self.o[1])}]",
                 "{" + ", ".join(map(str, self.c)) + "}"]})
-        return _display.page(
-            f"Noisy quadratic tail: {self.confidence:.0%} confidence set",
-            [f"fitted to the {self.n_tail} of {self.n} scores beyond "
-             f"{self.threshold:g}"], [shown])
+        return _display.page(title, [fitted], [shown])
 
     def quantile_tuning_curve(self, ns, q=0.5):
         r"""Lower and upper bounds on the q-quantile tuning curve at budgets `ns`.
@@ -1330,7 +1350,8 @@ class ConfidenceSet:
         every budget at once (any n > 0, beyond the sample included) with the
         set's confidence. Where a member's curve falls below the threshold (the
         model says nothing there) the bounds become (-inf, threshold]. Best is
-        the maximum, or the minimum when minimising.
+        the maximum, or the minimum when minimising. An empty set bounds
+        nothing: its bounds are NaN.
 
         Returns
         -------
@@ -1351,6 +1372,8 @@ class ConfidenceSet:
             outside = values <= start
             lower = np.minimum(lower, np.where(outside, -np.inf, values).min(axis=0))
             upper = np.maximum(upper, np.where(outside, start, values).max(axis=0))
+        if self.empty:
+            lower = upper = np.full(flat.shape, np.nan)
         if self.minimize:
             lower, upper = -upper, -lower
         return lower.reshape(ns.shape), upper.reshape(ns.shape)
@@ -1430,9 +1453,11 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
     Returns
     -------
     ConfidenceSet
-        With ``.best``, ``.o`` (intervals), ``.c`` (plausible values) and
-        methods ``.quantile_tuning_curve(ns, q)`` and ``.mean_tuning_curve(ns)``
-        giving lower and upper curves at any budget, beyond the sample included.
+        With ``.best``, ``.o`` (intervals), ``.c`` (plausible values) and the
+        method ``.quantile_tuning_curve(ns, q)`` giving lower and upper curves
+        at any budget, beyond the sample included. The set is ``.empty`` (with
+        a RuntimeWarning) when no (noisy) quadratic tail stays inside the band:
+        the model is rejected beyond the threshold at this confidence.
 
     Raises
     ------
@@ -1558,6 +1583,9 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
     if minimize:
         best = [-best[1], -best[0]]
         threshold = float(threshold)
+    if not members:
+        warnings.warn(_EMPTY.format(confidence=confidence, threshold=threshold),
+                      RuntimeWarning, stacklevel=2)
     return ConfidenceSet(best=tuple(float(v) for v in best),
                          o=tuple(float(v) for v in noise), c=plausible,
                          confidence=float(confidence), threshold=float(threshold),

@@ -446,6 +446,19 @@ def test_a_degenerate_local_fit_does_not_put_its_c_in_the_set(monkeypatch):
             confidence_set(ys, 0.7, 0.8, noise_ratios=ratios)
 
 
+def test_an_empty_confidence_set_says_so_and_bounds_nothing():
+    rng = np.random.default_rng(3)
+    ys = np.concatenate([rng.uniform(0.5, 0.95, 150), np.ones(50)])  # a ceiling
+    for scores, threshold, minimize in ((ys, 0.9, False), (-ys, -0.9, True)):
+        with pytest.warns(RuntimeWarning, match="80% confidence set is empty"):
+            found = confidence_set(scores, threshold, 0.8, minimize=minimize)
+        assert found.empty and found.c == ()
+        assert "empty, the model is rejected" in repr(found)
+        assert "the model is rejected there" in found._repr_html_()
+        lower, upper = found.quantile_tuning_curve([1, 10, 1000])
+        assert np.isnan(lower).all() and np.isnan(upper).all()
+
+
 def test_goodness_of_fit_rejects_a_wrong_model():
     truth = NoisyQuadraticDistribution(0.0, 1.0, 1, 0.01)
     ys = truth.sample(500, rng=np.random.default_rng(9))

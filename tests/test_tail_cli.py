@@ -78,3 +78,24 @@ def test_tail_with_too_few_rounds_beyond_the_threshold_is_one_line(
     assert err.strip().splitlines() == [
         "evp curve: --tail 0.899: only 0 of the 300 rounds of wide lie above it, "
         "and a fit needs at least 5: give a lower --tail"]
+
+
+def test_a_rejected_tail_is_said_on_its_line_and_bounds_nothing(capsys, tmp_path):
+    # A quarter of the rounds piled at a ceiling (accuracy 1.0): no quadratic
+    # tail stays inside the band, so the confidence set is empty. It once
+    # printed "in [nan, nan]" and a band of inf and -inf without a word.
+    rng = np.random.default_rng(3)
+    scores = np.concatenate([rng.uniform(0.5, 0.95, 150), np.ones(50)])
+    path = tmp_path / "ceiling.csv"
+    pd.DataFrame({"acc": scores}).to_csv(path, index=False)
+    out = tmp_path / "tail.csv"
+    status, text, err = run(capsys, "curve", path, "--score", "acc", "--maximize",
+                            "--tail", 0.9, "--out", out)
+    assert status == 0, err
+    assert "the model is rejected (its 80% confidence set is empty; 62 of 200 " \
+        "rounds beyond 0.9)" in text
+    assert "nan" not in text.split("\n")[0].lower()
+    assert err.count("confidence set is empty") == 1
+    assert "try a --tail nearer the best scores" in err
+    table = pd.read_csv(out)
+    assert table[["band lower", "band upper"]].isna().all().all()
