@@ -416,3 +416,23 @@ def test_the_tuner_s_directory_is_read_when_it_holds_one_project(tmp_path):
     assert results.name == "bayes_val_loss"
     np.testing.assert_array_equal(results.scores_as_read["bayes_val_loss"],
                                   BAYES_SCORES)
+
+
+@pytest.mark.parametrize("where", ["score", "metric"])
+def test_a_number_too_large_for_a_float_is_a_one_line_error(tmp_path, capsys, where):
+    # JSON allows integers of any length; float() overflows on 400 digits.
+    from evp.cli import main
+
+    search = copy(RANDOM, tmp_path)
+    path = search / "trial_2" / "trial.json"
+    record = json.loads(path.read_text())
+    if where == "score":
+        record["score"] = 0.125
+    else:
+        record["metrics"]["metrics"]["val_accuracy"]["observations"][0]["value"] = [
+            0.125]
+    path.write_text(json.dumps(record).replace("0.125", "9" * 400))
+    assert main(["curve", str(search), "--ns", "1", "--failed", "drop"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "evp bug" not in err
+    assert err.count("evp curve:") == 1 and err.strip().count("\n") == 0, err

@@ -561,3 +561,24 @@ def test_the_command_line_reads_a_smac_folder(capsys):
     assert "repeated runs of a tuner (column 'seed'): 2 runs" in err
     assert main(["curve", str(HPO0), "--maximize", "--failed", "drop"]) == 2
     assert "SMAC3 minimizes cost" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("field", ["cost", "time", "cpu_time", "budget", "seed",
+                                   "config_id", "starttime"])
+def test_a_number_too_large_for_a_float_is_a_one_line_error_or_read(tmp_path,
+                                                                    capsys, field):
+    # JSON allows integers of any length; float() overflows on 400 digits.
+    from evp.cli import main
+
+    run = copy(RANDOM, tmp_path)
+    text = (run / "runhistory.json").read_text()
+    record = json.loads(text)
+    record["data"][2][field] = 0  # a placeholder, replaced as text below
+    (run / "runhistory.json").write_text(
+        json.dumps(record).replace(f'"{field}": 0', f'"{field}": {"9" * 400}', 1))
+    status = main(["curve", str(run), "--ns", "1"])
+    err = capsys.readouterr().err
+    assert status in (0, 2), err
+    assert "Traceback" not in err and "evp bug" not in err
+    if status == 2:
+        assert len([line for line in err.splitlines() if "evp curve:" in line]) == 1

@@ -79,11 +79,15 @@ def record_folder(source, record: str) -> Path | None:
 
 def number(value) -> float:
     """A recorded value as a float: NaN for anything that is not a number (a
-    string, None, a boolean)."""
+    string, None, a boolean); an integer too large for a float (JSON allows
+    400 digits) is infinite, as ``float("1e400")`` is, and so refused or
+    handled as every infinite value is."""
     if isinstance(value, bool):
         return math.nan
     try:
         return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
     except (TypeError, ValueError):
         return math.nan
 
