@@ -365,6 +365,16 @@ def test_checkpoints_and_trial_folders_without_a_record_are_not_read(tmp_path):
     assert kerastuner.read(search).frame.equals(kerastuner.read(RANDOM).frame)
 
 
+def test_trial_folders_without_a_record_are_counted_and_named(tmp_path):
+    search = copy(RANDOM, tmp_path)
+    (search / "trial_8").mkdir()  # created, its record not yet written
+    (search / "trial_3" / "trial.json").unlink()  # a record lost
+    note = kerastuner.read(search).notes[0]
+    assert ("2 trial folder(s) without a trial.json not read (trial_3, trial_8)"
+            in note), note
+    assert "without a trial.json" not in kerastuner.read(RANDOM).notes[0]
+
+
 # ------------------------------------------------------------------ registered
 
 def test_read_results_reads_a_project_folder_by_its_path():

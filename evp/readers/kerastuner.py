@@ -96,7 +96,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evp.readers.files import json_record, number, record_folder
+from evp.readers.files import json_record, natural, number, record_folder
 from evp.results import ASSUMED_DIRECTION, Results
 
 __all__ = ["read", "sniff"]
@@ -286,10 +286,15 @@ def read(source, *, score=None) -> Results:
     except OSError as error:
         raise ValueError(f"path_or_frame: the folder {name} cannot be listed "
                          f"({error.strerror or type(error).__name__})") from None
-    records = []
+    records, unrecorded = [], []
     for folder in folders:
         match = _TRIAL_DIR.match(folder.name)
-        if not (match and folder.is_dir() and (folder / "trial.json").is_file()):
+        if not (match and folder.is_dir()):
+            continue
+        if not (folder / "trial.json").is_file():
+            # A trial created but never recorded (the search stopped while it
+            # ran), or a record lost: said in the note, never left out unsaid.
+            unrecorded.append(folder.name)
             continue
         shown = f"{name}/{folder.name}/trial.json"
         record = _load(folder / "trial.json", project, "a KerasTuner trial record")
@@ -424,6 +429,12 @@ def read(source, *, score=None) -> Results:
     if unfinished:
         note += ("; " + ", ".join(f"{v} {k}" for k, v in unfinished.items())
                  + " trial(s) not finished, left out")
+    if unrecorded:
+        shown = ", ".join(sorted(unrecorded, key=natural)[:5]) + (
+            ", …" if len(unrecorded) > 5 else "")
+        note += (f"; {len(unrecorded)} trial folder(s) without a trial.json not "
+                 f"read ({shown}): created but never recorded, as when the search "
+                 "stopped while they ran, or their records lost")
     if other_brackets:
         note += (f"; Hyperband: only its last bracket's {len(records)} trial(s) "
                  f"read (random configurations trained for max_epochs); "
