@@ -71,9 +71,10 @@ class Results:
     warnings : tuple of str
         Sentences about an assumption that looks broken (trials that do not
         look like random search), to show beside every result.
-    exchangeability : mapping of str to float
+    exchangeability : mapping of str (or of (task, model)) to float
         Each model's p-value of :func:`evp.exchangeability_test` on its trials
-        in order, when the order is known.
+        in order, when the order is known; with a `task` column, keyed by the
+        pair (task, model), each task's search tested on its own.
     strategy : str, optional
         How the hyperparameters were chosen, when a reader recorded it.
     order : str, optional
@@ -143,7 +144,8 @@ class Results:
     failed: tuple[int, ...] = ()
     failures: str = "error"
     dropped: tuple[int, ...] = ()
-    exchangeability: Mapping[str, float] = field(default_factory=dict)
+    exchangeability: Mapping[str | tuple[str, str], float] = field(
+        default_factory=dict)
     source: str = ""
     tuner: str | None = None
     name: str | None = None
@@ -280,9 +282,9 @@ class Results:
             out[task] = self.replace(
                 frame=frame, task=None, model_order=order,
                 failed=tuple(renumber[r] for r in self.failed if r in renumber),
-                exchangeability={m.removeprefix(f"{task}/"): p
-                                 for m, p in self.exchangeability.items()
-                                 if m.startswith(f"{task}/")},
+                exchangeability={key[1]: p
+                                 for key, p in self.exchangeability.items()
+                                 if isinstance(key, tuple) and key[0] == task},
                 name=self.name)
         return out
 

@@ -260,9 +260,32 @@ def test_task_role_tests_exchangeability_task_by_task():
     frame = _many_tasks(rng, tasks=2, missing=False)
     frame["trial"] = frame.groupby(["task", "model"]).cumcount()
     results = evp.read_results(frame, score="acc", group="model", task="task")
-    assert set(results.exchangeability) == {f"t{t}/{m}" for t in range(2)
+    assert set(results.exchangeability) == {(f"t{t}", m) for t in range(2)
                                             for m in ("fast", "slow", "flat")}
     assert set(results.by_task()["t1"].exchangeability) == {"fast", "slow", "flat"}
+
+
+def test_exchangeability_is_keyed_by_task_and_model_never_a_joined_name():
+    # Task "x" with model "y/z" and task "x/y" with model "z" joined by a slash
+    # are both "x/y/z": one search's p-value overwrote the other's.
+    climbing = np.linspace(0.5, 0.9, 40)  # each trial better: adaptive
+    shuffled = np.random.default_rng(3).permutation(climbing)
+    frame = pd.DataFrame({"task": ["x"] * 40 + ["x/y"] * 40,
+                          "model": ["y/z"] * 40 + ["z"] * 40,
+                          "trial": [*range(40), *range(40)],
+                          "acc": [*climbing, *shuffled]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = evp.read_results(frame, score="acc", group="model", task="task")
+    assert set(results.exchangeability) == {("x", "y/z"), ("x/y", "z")}
+    assert results.exchangeability[("x", "y/z")] < 0.01
+    assert results.exchangeability[("x/y", "z")] > 0.05
+    parts = results.by_task()
+    assert parts["x"].exchangeability.keys() == {"y/z"}
+    assert parts["x"].exchangeability["y/z"] < 0.01
+    assert parts["x/y"].exchangeability["z"] > 0.05
+    assert any("y/z on task x look adaptive" in w for w in results.warnings)
+    assert not any("z on task x/y look adaptive" in w for w in results.warnings)
 
 
 def test_one_optuna_study_per_task(tmp_path):

@@ -771,26 +771,29 @@ def _checked_exchangeability(results: Results) -> Results:
     runs need no such assumption."""
     if not results.knows_order or results.runs is not None:
         return results
-    pvalues, short, used, sizes = {}, [], {}, {}
+    pvalues, short, used, sizes, shown_as = {}, [], {}, {}, {}
     # Each task's rounds are a search of their own: tested task by task, keyed
-    # "task/model".
-    studies = ({"": results} if results.task is None else
-               {f"{task}/": part for task, part in results.by_task().items()})
-    for prefix, study in studies.items():
+    # (task, model), never a joined string: task "x" with model "y/z" and task
+    # "x/y" with model "z" are two searches.
+    studies = ({None: results} if results.task is None else results.by_task())
+    for task, study in studies.items():
         for model, scores in study.in_trial_order().items():
+            key = model if task is None else (task, model)
+            shown_as[key] = model if task is None else f"{model} on task {task}"
             if scores.size < 3:
-                short.append(prefix + model)
+                short.append(shown_as[key])
                 continue
-            used[prefix + model] = _resamples(scores.size)
-            sizes[prefix + model] = scores.size
-            pvalues[prefix + model] = exchangeability_test(
-                scores, n_resamples=used[prefix + model], rng=0).pvalue
+            used[key] = _resamples(scores.size)
+            sizes[key] = scores.size
+            pvalues[key] = exchangeability_test(
+                scores, n_resamples=used[key], rng=0).pvalue
     if not pvalues:
         return results
     where = (f"column {results.order!r}" if results.order is not None
              else f"{results.tuner}'s record" if results.tuner is not None
              else "the rows' order")
-    shown = ", ".join(f"p = {p:.3g}" + (f" ({m})" if len(pvalues) > 1 else "")
+    shown = ", ".join(f"p = {p:.3g}" + (f" ({shown_as[m]})" if len(pvalues) > 1
+                                        else "")
                       for m, p in pvalues.items())
     if len(pvalues) > 12:  # many models or tasks: the range, and the alarms below
         shown = (f"on {len(pvalues)} searches, p from {min(pvalues.values()):.3g} "
@@ -810,7 +813,7 @@ def _checked_exchangeability(results: Results) -> Results:
     adjusted = dict(zip(pvalues, holm(list(pvalues.values())), strict=True))
     family = f", Holm-adjusted over {len(pvalues)} searches: {{:.3g}}"
     alarms = [
-        f"the trials of {m} look adaptive, not like random search "
+        f"the trials of {shown_as[m]} look adaptive, not like random search "
         f"(exchangeability test p = {p:.3g}"
         f"{family.format(adjusted[m]) if len(pvalues) > 1 else ''}): the curves, "
         "bands and verdicts treat "
