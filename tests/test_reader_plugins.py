@@ -2,6 +2,7 @@
 ``evp.readers``) is found, tried, and its Results go through read_results and the
 command line like evp's own; a broken one is skipped with a warning."""
 
+import sys
 import textwrap
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 import evp
 from evp.cli import main
 from evp.readers import READERS_GROUP, plugin_readers
+from evp.readers.registry import PluginError
 
 # A tiny package: a reader of ".toy" files, lines "model score", and the
 # distribution metadata that installs it under the entry-point group.
@@ -79,3 +81,108 @@ def test_without_the_plugin_the_file_is_refused_in_one_line(tmp_path, capsys):
     path.write_text("a 0.5\n")
     assert main(["curve", str(path), "--score", "x"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# A plug-in that does, at `STEP` ("sniff" or "read"), what `DOES` says; it reads
+# .toy files like the toy reader otherwise.
+HOSTILE = '''
+import os
+
+import pandas as pd
+from evp import Results
+
+STEP, DOES = {step!r}, {does!r}
+
+
+def act(step, source):
+    if step != STEP:
+        return None
+    if DOES == "exit 0":
+        raise SystemExit(0)
+    if DOES == "raise":
+        raise RuntimeError("the plug-in's own bug")
+    if DOES == "edit":
+        with open(source, "a") as stream:
+            stream.write("c 0.1\\n")
+    if DOES == "delete":
+        os.remove(source)
+    if DOES == "junk":
+        return {{"model": ["a"], "loss": [0.1]}}
+    return None
+
+
+class Hostile:
+    def sniff(self, source):
+        act("sniff", source)
+        return str(source).endswith(".toy")
+
+    def read(self, source, **options):
+        with open(source) as lines:
+            rows = [line.split() for line in lines if line.strip()]
+        junk = act("read", source)
+        if junk is not None:
+            return junk
+        frame = pd.DataFrame({{"model": [m for m, _ in rows],
+                              "loss": [float(s) for _, s in rows]}})
+        return Results(frame, score="loss", group="model", minimize=True,
+                       direction="the toy format: lower is better",
+                       source=str(source))
+
+
+READER = Hostile()
+'''
+
+
+def install_hostile(tmp_path, monkeypatch, step, does, module="evp_hostile"):
+    """Install a hostile plug-in under `module`; the .toy file it is given."""
+    site = tmp_path / "site"
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(HOSTILE.format(step=step, does=does))
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        f"[{READERS_GROUP}]\nhostile = {module}:READER\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    data = tmp_path / "data"
+    data.mkdir()
+    path = data / "runs.toy"
+    path.write_text("".join(f"{m} {0.5 - 0.01 * i}\n" for i in range(10) for m in "ab"))
+    return path
+
+
+@pytest.mark.parametrize(("step", "does", "said"), [
+    ("sniff", "exit 0", "failed in sniff (SystemExit: 0)"),
+    ("read", "exit 0", "failed in read (SystemExit: 0)"),
+    ("sniff", "raise", "failed in sniff (RuntimeError: the plug-in's own bug)"),
+    ("read", "raise", "failed in read (RuntimeError: the plug-in's own bug)"),
+    ("read", "junk", "returned {'model': ['a'], 'loss': [0.1]}, not evp.Results"),
+    ("read", "edit", "changed"),
+    ("sniff", "edit", "changed"),
+    ("read", "delete", "changed"),
+])
+def test_a_hostile_plugin_is_one_line_naming_it_and_exit_2(tmp_path, monkeypatch,
+                                                           capsys, step, does, said):
+    path = install_hostile(tmp_path, monkeypatch, step, does)
+    status = main(["curve", str(path), "--group", "model", "--ns", "1,5"])
+    out, err = capsys.readouterr()
+    assert status == 2, err
+    assert out == ""  # nothing of the plug-in's results is used
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("evp curve: RESULTS: the evp reader 'hostile' "
+                               "(hostile = evp_hostile:READER, from the package "
+                               "evp_hostile 0.1)")
+    assert said in lines[0] and "uninstall" in lines[0]
+
+
+def test_the_library_raises_a_plugin_error(tmp_path, monkeypatch):
+    path = install_hostile(tmp_path, monkeypatch, "read", "edit", "evp_hostile2")
+    with pytest.raises(PluginError, match=r"'hostile'.*changed .*runs\.toy in read"):
+        evp.read_results(path)
+
+
+def test_a_well_behaved_plugin_still_reads(tmp_path, monkeypatch):
+    path = install_hostile(tmp_path, monkeypatch, "none", "none", "evp_hostile3")
+    assert evp.read_results(path).tuner == "hostile"

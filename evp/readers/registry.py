@@ -50,12 +50,18 @@ and in that package's ``pyproject.toml``::
 Once it is installed, ``evp.read_results("runs.toy")`` and ``evp curve
 runs.toy`` read it (``tests/test_reader_plugins.py`` installs this very
 package). A reader that cannot be loaded, or lacks ``sniff`` or ``read``, is
-skipped with a warning naming it; a ``sniff`` that raises claims nothing.
+skipped with a warning naming it. A plug-in runs inside evp's read, so it is
+held to evp's promises: whatever its ``sniff`` or ``read`` raises (an exit
+too) becomes a :class:`PluginError` naming it and the package it came from; a
+``read`` that returns something other than :class:`evp.Results` is refused; and
+a file, or every file of a folder, given to its ``read`` is checksummed before
+and after, and results read by a plug-in that changed its input are refused.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import sys
 import warnings
@@ -69,8 +75,8 @@ from evp._validation import _describe
 from evp.readers import files, kerastuner, mlflow, sklearn, smac, tuners, wandb
 from evp.results import Results
 
-__all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "Reader", "plugin_readers",
-           "read_source"]
+__all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "PluginError", "Reader",
+           "plugin_readers", "read_source"]
 
 #: The entry-point group through which other packages add readers: each entry
 #: point names an object with ``sniff(source) -> bool`` and ``read(source,
@@ -229,52 +235,132 @@ PLUGINS_AFTER = 2
 _QUIET = {"sep": None, "decimal": None, "columns": None, "per_trial": "best"}
 
 
+class PluginError(ValueError):
+    """A reader another package installed failed, or broke evp's promises (it
+    returned something other than Results, or changed its input). A ValueError,
+    so that the command line says it in one line as it says a bad input."""
+
+
 def plugin_readers() -> dict:
     """{name: reader} of the readers other packages install (entry-point group
     :data:`READERS_GROUP`), in name order. One that cannot be loaded, or has no
     ``sniff`` and ``read``, is skipped with a warning naming it."""
-    return dict(_plugins(tuple(sys.path)))
+    return {name: reader for name, reader, _ in _plugins(tuple(sys.path))}
+
+
+def _origin(point) -> str:
+    """Where an entry point comes from, for messages: "toy = pkg:READER, from
+    the package pkg 0.1"."""
+    dist = getattr(point, "dist", None)
+    package = (f", from the package {dist.name} {dist.version}"
+               if dist is not None and getattr(dist, "name", None) else "")
+    return f"{point.name} = {point.value}{package}"
 
 
 @functools.lru_cache(maxsize=8)
 def _plugins(path: tuple) -> tuple:
-    """The plug-ins installed where `path` (sys.path) looks, loaded once."""
+    """(name, reader, origin) of the plug-ins installed where `path` (sys.path)
+    looks, loaded once."""
     from importlib.metadata import entry_points
 
     found = {}
     for point in sorted(entry_points(group=READERS_GROUP), key=lambda p: p.name):
         try:
             reader = point.load()
-        except Exception as error:  # another package's bug: said, not raised
-            warnings.warn(f"the evp reader {point.name!r} ({point.value}) could not "
-                          f"be loaded ({type(error).__name__}: {error}); skipped",
+        except KeyboardInterrupt:
+            raise
+        # Another package's bug, an exit at import included: said, not raised.
+        except BaseException as error:
+            warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) could "
+                          f"not be loaded ({type(error).__name__}: {error}); skipped",
                           RuntimeWarning, stacklevel=2)
             continue
         if not (callable(getattr(reader, "sniff", None))
                 and callable(getattr(reader, "read", None))):
-            warnings.warn(f"the evp reader {point.name!r} ({point.value}) has no "
+            warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) has no "
                           "sniff(source) and read(source, **options); skipped",
                           RuntimeWarning, stacklevel=2)
             continue
-        found[point.name] = reader
-    return tuple(found.items())
+        found[point.name] = (reader, _origin(point))
+    return tuple((name, reader, origin) for name, (reader, origin) in found.items())
 
 
-def _plugin(name: str, reader) -> Reader:
-    """A plug-in as a Reader: its sniff guarded (a failing one claims nothing),
-    its result checked to be Results and named after the plug-in."""
+def _fingerprint(source, contents: bool = True) -> dict | None:
+    """{file: its size, modification time and (if `contents`) sha256} of a
+    file, or of every file under a folder; None for a source that is not a path
+    (a plug-in given an object). Without `contents` it only stats, for the
+    sniffs every read asks (a tuner's folder may hold gigabytes of
+    checkpoints)."""
+    if not _is_path(source):
+        return None
+    path = Path(source).expanduser()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() \
+        else [path] if path.is_file() else []
+    out = {}
+    for file in files:
+        stat = file.stat()
+        digest = hashlib.sha256()
+        if contents:
+            with open(file, "rb") as stream:
+                for block in iter(lambda s=stream: s.read(1 << 20), b""):
+                    digest.update(block)
+        out[str(file)] = (stat.st_size, stat.st_mtime_ns, digest.hexdigest())
+    return out
+
+
+def _safely(say, value) -> str:
+    """`say(value)`, or "" when a plug-in's object cannot even be described."""
+    try:
+        return str(say(value))
+    except Exception:
+        return ""
+
+
+def _plugin(name: str, reader, origin: str = "") -> Reader:
+    """A plug-in as a Reader, held to evp's promises: anything its sniff or
+    read raises (an exit included, an interrupt excepted) is a PluginError
+    naming it; its result must be Results, and its input unchanged."""
+    who = f"the evp reader {name!r}" + (f" ({origin})" if origin else "")
+    fix = "fix it, or uninstall its package"
+
+    def failed(step: str, error: BaseException) -> PluginError:
+        said = _safely(str, error).strip().splitlines()
+        return PluginError(f"path_or_frame: {who} failed in {step} "
+                           f"({type(error).__name__}"
+                           f"{': ' + said[0] if said else ''}): {fix}")
+
+    def changed(source, step: str) -> PluginError:
+        return PluginError(f"path_or_frame: {who} changed {source} in {step}, so "
+                           f"its results are not used: {fix}")
 
     def sniff(source) -> bool:
+        # A sniff that fails is not taken for "not mine": the next reader could
+        # then read the plug-in's format as something else.
+        before = _fingerprint(source, contents=False)
         try:
-            return bool(reader.sniff(source))
-        except Exception:  # another package's sniff must not stop a read
-            return False
+            mine = bool(reader.sniff(source))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise failed("sniff", error) from None
+        if before is not None and _fingerprint(source, contents=False) != before:
+            raise changed(source, "sniff")
+        return mine
 
     def read(source, *, score=None):
-        base = reader.read(source, score=score)
+        before = _fingerprint(source)
+        try:
+            base = reader.read(source, score=score)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise failed("read", error) from None
+        if before is not None and _fingerprint(source) != before:
+            raise changed(source, "read")
         if not isinstance(base, Results):
-            raise TypeError(f"path_or_frame: the evp reader {name!r} returned "
-                            f"{_describe(base)}, not evp.Results")
+            shown = _safely(_describe, base) or type(base).__name__
+            raise PluginError(f"path_or_frame: {who} returned {shown}, not "
+                              f"evp.Results: {fix}")
         return base.replace(tuner=base.tuner or name)
 
     return Reader(name, f"the {name!r} reader's kind", sniff, read, names_score=True)
@@ -283,7 +369,8 @@ def _plugin(name: str, reader) -> Reader:
 def readers() -> tuple:
     """Every reader in the order it is asked: evp's, with the plug-ins
     installed now in their place."""
-    plugged = tuple(_plugin(name, r) for name, r in plugin_readers().items())
+    plugged = tuple(_plugin(name, r, origin)
+                    for name, r, origin in _plugins(tuple(sys.path)))
     return READERS[:PLUGINS_AFTER] + plugged + READERS[PLUGINS_AFTER:]
 
 
