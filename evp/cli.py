@@ -275,12 +275,13 @@ def _check_out(out: str | None, inputs=()) -> Path | None:
     return check_output(path, inputs=inputs, name="--out")
 
 
-def _write(out: Path, content) -> None:
-    """Write --out atomically (evp._output.write_file), saying so, and saying
-    when it replaced a file."""
-    from evp._output import write_file
+def _write(out: Path, content, force: bool = False) -> None:
+    """Write --out atomically (evp._output.write_output: a file evp did not
+    write is replaced only with --force), saying so, and saying when it
+    replaced a file."""
+    from evp._output import write_output
 
-    if write_file(out, content):
+    if write_output(out, content, force=force):
         _note(f"replaced the existing {out}")
     print(f"wrote {out}")
 
@@ -314,24 +315,26 @@ def _save_figure(result, out: Path) -> None:
     _save(first.figure, out)
 
 
-def _finish(table, out: Path | None, draw, caption: str = "") -> int:
+def _finish(table, out: Path | None, draw, caption: str = "",
+            force: bool = False) -> int:
     """Print the table, then write it (.csv, or .tex with `caption`) or the figure
-    `draw()` returns to --out."""
+    `draw()` returns to --out (replacing a file evp did not write only when
+    `force`)."""
     _print_table(table)
     if out is None:
         return 0
     if out.suffix.lower() == ".csv":
-        _write(out, table.to_csv(index=False))
+        _write(out, table.to_csv(index=False), force)
     elif out.suffix.lower() == ".tex":
         from evp.latex import latex_table
 
-        _write(out, latex_table(table, caption=caption))
+        _write(out, latex_table(table, caption=caption), force)
     else:
         import matplotlib
 
         matplotlib.use("Agg")  # files only: no screen needed
         drawn = draw()
-        _write(out, lambda path: _save_figure(drawn, path))
+        _write(out, lambda path: _save_figure(drawn, path), force)
     return 0
 
 
@@ -407,7 +410,8 @@ def curve(args: argparse.Namespace) -> int:
             else f"Tuning curves ({estimator})" + (
                 " and median tuning curves" if args.method else ""))
     return _finish(table, out, draw, _caption(
-        what, results, args, bands=results.runs is not None or bool(args.method)))
+        what, results, args, bands=results.runs is not None or bool(args.method)),
+        force=args.force)
 
 
 # The estimators of the expected best score, as a caption names them.
@@ -438,7 +442,8 @@ def _curve_by_task(args, results, ns, out) -> int:
     table = pd.concat(tables, ignore_index=True)
     return _finish(table, out, None, _caption(
         f"Tuning curves ({_ESTIMATOR_NAMES[args.estimator]}) on each of "
-        f"{len(results.tasks)} tasks", results, args, bands=bool(args.method)))
+        f"{len(results.tasks)} tasks", results, args, bands=bool(args.method)),
+        force=args.force)
 
 
 def _tail(args, results, ns, out) -> int:
@@ -488,7 +493,7 @@ def _tail(args, results, ns, out) -> int:
 
     return _finish(table, out, draw, _caption(
         f"Tuning curves by the fitted noisy quadratic tail beyond {threshold:g}",
-        results, args))
+        results, args), force=args.force)
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -511,6 +516,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
     results = results.select([args.a, args.b])
+    _check_highlight(args, results)
     if isinstance(ns, list) and results.runs is None:
         _beyond_rounds(ns, results)
     options = dict(confidence=args.confidence, method=args.method)
@@ -529,7 +535,8 @@ def compare(args: argparse.Namespace) -> int:
                                cost=results.cost, cost_unit=args.cost_unit)
 
     return _finish(table, out, draw, _caption(
-        f"{args.a} against {args.b}: the evidence at each budget", results, args))
+        f"{args.a} against {args.b}: the evidence at each budget", results, args),
+        force=args.force)
 
 
 def _compare_many(args: argparse.Namespace) -> int:
@@ -567,6 +574,7 @@ def _compare_many(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in results.models:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the models: "
                          f"{', '.join(results.models)}")
+    _check_highlight(args, results)
     adjust = None if args.adjust == "none" else args.adjust
     budgets = None if ns is None else ns
     if results.task is not None:
@@ -613,7 +621,7 @@ def _compare_many(args: argparse.Namespace) -> int:
         return plot_ranking(table, highlight=_listed(args.highlight),
                             y=results.score_name)
 
-    return _finish(table, out, draw, caption)
+    return _finish(table, out, draw, caption, force=args.force)
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -682,7 +690,7 @@ def plan(args: argparse.Namespace) -> int:
     status = _finish(table, out, draw, _caption(
         f"{args.a} against {args.b}: the chance of a strong verdict at n = "
         f"{args.budget} after more rounds ({args.replications} simulated futures)",
-        results, args))
+        results, args), force=args.force)
     print(sentence)
     return status
 
@@ -712,6 +720,15 @@ def _beyond_rounds(ns: list[int], results) -> None:
         _note(f"n = {shown} beyond the rounds run ({models}"
               f"{', …' if len(short) > 5 else ''}): there V and W extrapolate from "
               "the rounds run, U stops, and the bands widen")
+
+
+def _check_highlight(args: argparse.Namespace, results) -> None:
+    """--highlight names models of the results: checked before the work,
+    whether or not a figure draws it (a misspelt name is no silent no-op)."""
+    if args.highlight is not None:
+        from evp.plot import _highlighted
+
+        _highlighted(results.models, _listed(args.highlight))
 
 
 def _listed(value: str | None) -> list[str] | None:
@@ -750,7 +767,9 @@ def report(args: argparse.Namespace) -> int:
         if note not in said:
             _note(note)
     replaced = []
-    print(f"wrote {built.save(out, inputs=_inputs(args), replaced=replaced)}")
+    saved = built.save(out, inputs=_inputs(args), replaced=replaced,
+                       force=args.force)
+    print(f"wrote {saved}")
     for path in replaced:
         _note(f"replaced the existing {path}")
     return 0
@@ -1057,6 +1076,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write the table (.csv, or .tex: a booktabs "
                              "LaTeX table) or a figure (.png, .pdf, .svg) "
                              "(default: print only)")
+    common.add_argument("--force", action="store_true",
+                        help="let --out replace a file that evp did not write, or "
+                             "that was changed since evp wrote it (default: "
+                             "refuse; a file evp wrote is replaced without it)")
     _input_options(common)
 
     one = commands.add_parser(
@@ -1225,6 +1248,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="report.html (one self-contained page), report.md or "
                             "appendix.tex (a LaTeX section to \\input; both with "
                             "their figures in a folder beside them)")
+    paper.add_argument("--force", action="store_true",
+                       help="let --out and its figures replace files that evp did "
+                            "not write, or that were changed since (default: "
+                            "refuse)")
     _input_options(paper)
     paper.set_defaults(handler=report)
 
@@ -1364,7 +1391,7 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
     message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order|"
-                     r"experiment):",
+                     r"experiment|highlight):",
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
     for name, words in (names or {}).items():

@@ -1411,9 +1411,22 @@ _STRENGTH = {"strong": 3, "fair": 2, "weak": 1, "none": 0}
 
 def _highlighted(models, highlight) -> list:
     """The models to draw in bold, in the order given (an ordered list, so that
-    a figure is drawn the same way on every run)."""
-    return list(dict.fromkeys(str(m) for m in (
+    a figure is drawn the same way on every run); a name that is none of
+    `models` is refused, naming the closest model and the models (a misspelt
+    name would leave the figure without the bold line it was asked for)."""
+    import difflib
+
+    chosen = list(dict.fromkeys(str(m) for m in (
         [highlight] if isinstance(highlight, str) else highlight or [])))
+    known = list(dict.fromkeys(str(m) for m in models))
+    unknown = [m for m in chosen if m not in known]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        shown = ", ".join(map(repr, known[:12])) + (", …" if len(known) > 12 else "")
+        raise ValueError(f"highlight: no model {unknown[0]!r}{hint}; the models are "
+                         f"{shown}")
+    return chosen
 
 
 def plot_verdict_matrix(table, n=None, *, highlight=None, ax=None):

@@ -165,34 +165,44 @@ class Report:
         needs = PREAMBLE.replace("\n", " ")
         return f"% needs in the preamble: {needs}\n" + "\n\n".join(parts) + "\n"
 
-    def save(self, path, *, inputs=(), replaced: list | None = None) -> Path:
+    def save(self, path, *, inputs=(), replaced: list | None = None,
+             force: bool = False) -> Path:
         """Write ``.html`` (one file), ``.md`` (with its figures as PNG in a
         ``NAME-figures`` folder beside it) or ``.tex`` (a section to ``\\input``,
         its figures as PDF in that folder); return the path.
 
         Every file is written atomically (a temporary file, then renamed); `path`
-        may not be one of `inputs` (the results read); a file in the figures
-        folder that evp did not write there is never overwritten (ValueError).
+        may not be one of `inputs` (the results read), nor may the figures
+        folder be, hold or lie inside one; a file that evp did not write (or
+        that was changed since) is never replaced unless `force` (ValueError).
         The files replaced are appended to `replaced`, when given.
         """
-        from evp._output import check_output, write_file, write_folder_files
+        from evp._output import (
+            check_not_input,
+            check_output,
+            check_replaceable,
+            write_folder_files,
+            write_output,
+        )
 
         path = check_output(path, inputs=inputs, suffixes=(
             ".html", ".htm", ".md", ".markdown", ".tex"))
+        check_replaceable(path, force=force, name="out")  # before any figure
         suffix = path.suffix.lower()
         done = []
         if suffix in (".html", ".htm"):
             text = self.to_html()
         else:
-            folder = path.with_name(path.stem + "-figures")
+            folder = check_not_input(path.with_name(path.stem + "-figures"),
+                                     inputs=inputs, name="out's figures folder")
             latex = suffix == ".tex"
             images = self.vector_figures if latex else self.figures
             done += write_folder_files(folder, {
                 f"{name}.{'pdf' if latex else 'png'}": data
-                for name, data in images.items()})
+                for name, data in images.items()}, force=force)
             text = (self.to_latex(folder.name) if latex
                     else self.to_markdown(folder.name))
-        if write_file(path, text):
+        if write_output(path, text, force=force, name="out"):
             done.insert(0, path)
         if replaced is not None:
             replaced += done
@@ -379,6 +389,10 @@ def build_report(results, *, models=None, minimize: bool | None = None,
         raise ValueError(f"results must be evp.Results, as evp.read_results returns "
                          f"them; got {type(results).__name__}")
     results = with_floor(as_results(results, minimize=minimize).select(models))
+    from evp.plot import _highlighted
+
+    # Checked before the work, whether or not a figure draws it.
+    _highlighted(results.models, highlight)
     minimize = results.minimize
     frame = results.frame
     roles = {results.score, results.group, results.cost, results.runs,
