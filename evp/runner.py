@@ -546,14 +546,13 @@ def run_atomically(notebook, out, parameters: dict, *, cwd=None,
 
     Returns the executed notebook's path and the names of the other files
     written. A notebook that fails leaves `out` as it was; its partial copy is
-    kept in ``<out>-failed/`` and :class:`NotebookFailed` names it.
+    kept in a new folder beside it, ``<out>-failed-<token>/``
+    (:func:`evp._output.keep_failed`: never a folder that exists), and
+    :class:`NotebookFailed` names it.
     """
-    import shutil
-
-    from evp._output import atomic_folder
+    from evp._output import atomic_folder, keep_failed
 
     notebook, out = Path(notebook), Path(out)
-    failed = out.with_name(f"{out.name}-failed")
     with atomic_folder(out) as partial:
         parameters = dict(parameters)
         if trials is not None:
@@ -565,15 +564,13 @@ def run_atomically(notebook, out, parameters: dict, *, cwd=None,
             execute(notebook, executed, parameters=parameters, cwd=cwd)
         except NotebookFailed as error:
             if executed.exists():
-                shutil.rmtree(failed, ignore_errors=True)
-                failed.mkdir()
                 text = executed.read_text().replace(str(partial), str(out))
-                (failed / executed.name).write_text(text)
+                kept = keep_failed(out, {executed.name: text}) / executed.name
                 raise NotebookFailed(f"{error} (the partial notebook is "
-                                     f"{failed / executed.name})") from None
+                                     f"{kept})") from None
             raise
         # The notebook names the folder it will live in, not the one it ran in.
         executed.write_text(executed.read_text().replace(str(partial), str(out)))
-        written = sorted(p.name for p in partial.iterdir() if p != executed)
-    shutil.rmtree(failed, ignore_errors=True)
+        written = sorted(p.name for p in partial.iterdir()
+                         if p != executed and not p.name.startswith(".evp-"))
     return out / notebook.name, written

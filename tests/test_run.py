@@ -179,8 +179,9 @@ def test_a_failing_cell_is_one_line_with_the_partial_notebook(tmp_path):
     assert len(lines) == 1, done.stderr
     line = lines[0]
     assert line.startswith("evp run: deberta_tutorial failed: ValueError: method")
-    partial = (tmp_path / "evp-runs" / "deberta_tutorial-failed"
-               / "deberta_tutorial.ipynb")
+    kept = list((tmp_path / "evp-runs").glob("deberta_tutorial-failed-*"))
+    assert len(kept) == 1
+    partial = kept[0] / "deberta_tutorial.ipynb"
     assert str(partial) in line and partial.exists()
 
 

@@ -356,7 +356,15 @@ def test_the_figures_folder_never_loses_a_file_evp_did_not_write(tmp_path):
     assert write_folder_files(folder, {"curves.png": b"1"}) == []
     # What evp wrote there it may replace, and says so.
     assert write_folder_files(folder, {"curves.png": b"2"}) == [folder / "curves.png"]
-    assert json.loads((folder / MANIFEST).read_text()) == ["curves.png"]
+    assert json.loads((folder / MANIFEST).read_text()) == {
+        "curves.png": hashlib.sha256(b"2").hexdigest()}
+    # Changed since evp wrote it: the user's now, replaced only when forced.
+    (folder / "curves.png").write_bytes(b"edited by hand")
+    with pytest.raises(ValueError, match="changed since"):
+        write_folder_files(folder, {"curves.png": b"3"})
+    assert (folder / "curves.png").read_bytes() == b"edited by hand"
+    write_folder_files(folder, {"curves.png": b"3"}, force=True)
+    assert (folder / "curves.png").read_bytes() == b"3"
 
 
 def test_the_command_line_says_when_it_replaces_an_output(tmp_path):
@@ -369,7 +377,8 @@ def test_the_command_line_says_when_it_replaces_an_output(tmp_path):
     status, _, err = run_cli("curve", path, "--score", "acc", "--group", "model",
                              "--out", out)
     assert status == 0 and f"note: replaced the existing {out}" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["curve.csv", "runs.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST, "curve.csv",
+                                                          "runs.csv"]
 
 
 # ----------------------------------------------------- 3. exclusive runs
@@ -422,7 +431,7 @@ def test_a_failed_run_leaves_the_folder_and_a_foreign_folder_is_refused(tmp_path
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "thesis.tex").write_text("years of work")
-    with pytest.raises(ValueError, match="files that evp did not write"), \
+    with pytest.raises(ValueError, match=r"thesis\.tex was not written by evp"), \
             atomic_folder(mine):
         pass
     assert (mine / "thesis.tex").read_text() == "years of work"
