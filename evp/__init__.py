@@ -44,6 +44,12 @@ In JupyterLab, results show as compact tables with small inline figures
 from evp import datasets
 from evp import parametric as parametric
 from evp._display import set_display
+from evp._validation import (
+    EmptyConfidenceSetWarning,
+    EvpWarning,
+    ParameterError,
+    TiesWarning,
+)
 from evp.anytime import AnytimeBand, anytime_band, compare_runs
 from evp.bands import (
     CDFBand,
@@ -95,9 +101,13 @@ __all__ = [
     "Budget",
     "CDFBand",
     "Comparison",
+    "EmptyConfidenceSetWarning",
+    "EvpWarning",
     "ExchangeabilityTestResult",
+    "ParameterError",
     "PermutationTestResult",
     "Results",
+    "TiesWarning",
     "TuningCurveBand",
     "VerdictPower",
     "anytime_band",

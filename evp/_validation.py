@@ -10,13 +10,43 @@ from collections.abc import Callable
 import numpy as np
 
 
+class ParameterError(ValueError):
+    """A bad argument, refused at the public boundary: `param` is the
+    argument's name (``"confidence"``, ``"scores_a"``), for a program to read
+    (the command line turns it into its flag) rather than parse the message.
+
+    Raised as ``ParameterError(param, message)``; ``str(error)`` is the message.
+    """
+
+    def __init__(self, param: str, message: str):
+        super().__init__(message)
+        self.param = param
+
+
+class EvpWarning(RuntimeWarning):
+    """An assumption that fails or cannot be known, said by evp; a subclass per
+    kind, so that a kind can be filtered by class
+    (``warnings.simplefilter("ignore", evp.TiesWarning)``)."""
+
+
+class TiesWarning(EvpWarning):
+    """Scores tie: a band's coverage is exact only for continuous scores; with
+    ties it holds with at least the stated confidence, as a step envelope."""
+
+
+class EmptyConfidenceSetWarning(EvpWarning):
+    """A parametric tail's confidence set is empty: the model is rejected beyond
+    the threshold."""
+
+
 def _describe(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2),
-              sort: bool = False):
+def as_scores(
+    scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2), sort: bool = False
+):
     """Return `scores` as a float array with a dimension in `ndim` (sorted along
     its last axis if `sort`), or raise ValueError.
 
@@ -30,30 +60,34 @@ def as_scores(scores, name: str = "scores", *, ndim: tuple[int, ...] = (1, 2),
                 shown = ", ".join(map(repr, list(scores.columns)[:4]))
                 if scores.shape[1] > 4:
                     shown += f", … {scores.shape[1] - 4} more"
-                raise ValueError(
+                raise ParameterError(
+                    name,
                     f"{name} must be one column of scores, got a DataFrame with "
-                    f"{scores.shape[1]} columns ({shown}); pass data[column] instead."
+                    f"{scores.shape[1]} columns ({shown}); pass data[column] instead.",
                 )
             scores = scores.iloc[:, 0]
         scores = scores.to_numpy()
     try:
         array = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(
-            f"{name} must be numeric, got {_describe(scores)}"
+        raise ParameterError(
+            name, f"{name} must be numeric, got {_describe(scores)}"
         ) from None
     if array.ndim not in ndim:
         wanted = " or ".join(f"{d}-D" for d in ndim)
-        raise ValueError(f"{name} must be {wanted}, got a {array.ndim}-D array of "
-                         f"shape {array.shape}")
+        raise ParameterError(
+            name,
+            f"{name} must be {wanted}, got a {array.ndim}-D array of "
+            f"shape {array.shape}",
+        )
     if array.size == 0 or array.shape[-1] == 0:
-        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+        raise ParameterError(name, f"{name} must not be empty, got shape {array.shape}")
     finite = np.isfinite(array)
     if not finite.all():
         where = tuple(int(i) for i in np.argwhere(~finite)[0])
         position = where[0] if len(where) == 1 else where
-        raise ValueError(
-            f"{name} must be finite, got {array[where]} at index {position}"
+        raise ParameterError(
+            name, f"{name} must be finite, got {array[where]} at index {position}"
         )
     return np.sort(array, axis=-1) if sort else array
 
@@ -64,35 +98,40 @@ def as_ns(ns, name: str = "ns", *, integer: bool = True):
     try:
         array = np.asarray(ns, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric, got {_describe(ns)}") from None
+        raise ParameterError(
+            name, f"{name} must be numeric, got {_describe(ns)}"
+        ) from None
     scalar = array.ndim == 0
     array = np.atleast_1d(array)
     if array.ndim != 1:
-        raise ValueError(f"{name} must be a number or a 1-D sequence, got shape "
-                         f"{array.shape}")
+        raise ParameterError(
+            name, f"{name} must be a number or a 1-D sequence, got shape {array.shape}"
+        )
     if array.size == 0:
-        raise ValueError(f"{name} must not be empty")
+        raise ParameterError(name, f"{name} must not be empty")
     bad = ~np.isfinite(array) | (array < 1)
     if bad.any():
-        raise ValueError(f"{name} must be at least 1 and finite, got "
-                         f"{array[bad][0]:g}")
+        raise ParameterError(
+            name, f"{name} must be at least 1 and finite, got {array[bad][0]:g}"
+        )
     if integer:
         fractional = array != np.round(array)
         if fractional.any():
-            raise ValueError(f"{name} must be whole numbers, got "
-                             f"{array[fractional][0]:g}")
+            raise ParameterError(
+                name, f"{name} must be whole numbers, got {array[fractional][0]:g}"
+            )
     return array, scalar
 
 
 def as_probability(value, name: str, *, closed: bool = False) -> float:
     """Return `value` as a float in (0, 1), or [0, 1] when `closed`."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {_describe(value)}")
+        raise ParameterError(name, f"{name} must be a number, got {_describe(value)}")
     value = float(value)
     inside = 0.0 <= value <= 1.0 if closed else 0.0 < value < 1.0
     if not inside:
         interval = "[0, 1]" if closed else "(0, 1)"
-        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+        raise ParameterError(name, f"{name} must lie in {interval}, got {value!r}")
     return value
 
 
@@ -102,8 +141,8 @@ def as_bounds(bounds, low: float, high: float) -> tuple[float, float]:
     try:
         a, b = bounds
     except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds must be a pair (a, b) of numbers or None, got {bounds!r}"
+        raise ParameterError(
+            "bounds", f"bounds must be a pair (a, b) of numbers or None, got {bounds!r}"
         ) from None
     out = []
     for value, default in ((a, -np.inf), (b, np.inf)):
@@ -111,29 +150,35 @@ def as_bounds(bounds, low: float, high: float) -> tuple[float, float]:
             out.append(default)
             continue
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise ValueError(f"bounds must hold numbers or None, got {value!r}")
+            raise ParameterError(
+                "bounds", f"bounds must hold numbers or None, got {value!r}"
+            )
         if np.isnan(value):
-            raise ValueError(f"bounds must not be NaN, got {bounds!r}")
+            raise ParameterError("bounds", f"bounds must not be NaN, got {bounds!r}")
         out.append(float(value))
     a, b = out
     if a > low or b < high:
-        raise ValueError(
+        raise ParameterError(
+            "bounds",
             f"bounds must contain the scores: got bounds=({a}, {b}) but the scores "
-            f"range from {low} to {high}"
+            f"range from {low} to {high}",
         )
     return a, b
 
 
 def as_choice(value, name: str, choices) -> str:
     if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}, got "
-                         f"{_describe(value)}")
+        raise ParameterError(
+            name, f"{name} must be one of {sorted(choices)}, got {_describe(value)}"
+        )
     return value
 
 
 def as_bool(value, name: str) -> bool:
     if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be True or False, got {_describe(value)}")
+        raise ParameterError(
+            name, f"{name} must be True or False, got {_describe(value)}"
+        )
     return bool(value)
 
 
@@ -150,6 +195,7 @@ def chunks(rows: int, width: int):
 
 
 # ------------------------------------------------ parameters passed as text
+
 
 def as_list(value, name: str, *, kind: Callable = str) -> list | None:
     """A list-valued notebook parameter, however it was passed.
@@ -171,20 +217,27 @@ def as_list(value, name: str, *, kind: Callable = str) -> list | None:
             try:
                 value = json.loads(text)
             except json.JSONDecodeError:
-                raise ValueError(f"{name}: {value!r} is not a JSON list; write it as "
-                                 f"'[\"a\", \"b\"]' or a,b") from None
+                raise ParameterError(
+                    name,
+                    f"{name}: {value!r} is not a JSON list; write it as "
+                    f'\'["a", "b"]\' or a,b',
+                ) from None
         else:
             value = [part.strip() for part in text.split(",") if part.strip()]
-    elif not (isinstance(value, list | tuple | np.ndarray)
-              or hasattr(value, "to_numpy")):  # a pandas Index or Series
+    elif not (
+        isinstance(value, list | tuple | np.ndarray) or hasattr(value, "to_numpy")
+    ):  # a pandas Index or Series
         value = [value]
     try:
         items = [_convert(item, kind) for item in value]
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a list of {kind.__name__} values, got "
-                         f"{value!r}") from None
+        raise ParameterError(
+            name, f"{name}: expected a list of {kind.__name__} values, got {value!r}"
+        ) from None
     if not items:
-        raise ValueError(f"{name}: the list is empty; give at least one value")
+        raise ParameterError(
+            name, f"{name}: the list is empty; give at least one value"
+        )
     return items
 
 
@@ -199,9 +252,9 @@ def as_count(value, name: str, *, at_least: int = 1) -> int:
     except ValueError:
         count = None
     if count is None:
-        raise ValueError(f"{name}: expected a whole number, got {value!r}")
+        raise ParameterError(name, f"{name}: expected a whole number, got {value!r}")
     if count < at_least:
-        raise ValueError(f"{name}: must be at least {at_least}, got {count}")
+        raise ParameterError(name, f"{name}: must be at least {at_least}, got {count}")
     return count
 
 
@@ -229,9 +282,14 @@ def renamed(new, old, new_name: str, old_name: str, *, stacklevel: int = 3):
         return new
     import warnings
 
-    warnings.warn(f"{old_name}= is renamed {new_name}=; {old_name}= will be removed",
-                  DeprecationWarning, stacklevel=stacklevel)
+    warnings.warn(
+        f"{old_name}= is renamed {new_name}=; {old_name}= will be removed",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
     if new is not None and new != old:
-        raise ValueError(f"{new_name}={new!r} and {old_name}={old!r} disagree: pass "
-                         f"{new_name} only")
+        raise ParameterError(
+            new_name,
+            f"{new_name}={new!r} and {old_name}={old!r} disagree: pass {new_name} only",
+        )
     return old

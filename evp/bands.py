@@ -50,6 +50,7 @@ from evp._step_cdf import (
     quantile_of_best,
 )
 from evp._validation import (
+    TiesWarning,
     as_bool,
     as_bounds,
     as_choice,
@@ -148,7 +149,8 @@ def _samples(array: np.ndarray) -> str:
 
 
 def _warn_if_ties(method: str, **samples: np.ndarray) -> None:
-    """One RuntimeWarning naming the samples with ties, shown at the user's call."""
+    """One :class:`evp.TiesWarning` naming the samples with ties, shown at the
+    user's call."""
     tied = [name for name, x in samples.items() if (np.diff(x, axis=-1) == 0).any()]
     if tied and method != "dkw":
         which = "" if tied == ["scores"] else f" (in {' and '.join(tied)})"
@@ -160,7 +162,7 @@ def _warn_if_ties(method: str, **samples: np.ndarray) -> None:
             "may pass the upper bound (so do not read the CDF band pointwise "
             "there, whatever the method). Tuning-curve bands and verdicts need "
             "only the envelope: they hold at the stated confidence or above.",
-            RuntimeWarning, stacklevel=3)
+            TiesWarning, stacklevel=3)
 
 
 def _cdf_band(x: np.ndarray, confidence: float, method: str) -> CDFBand:

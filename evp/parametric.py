@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evp._validation import _describe
+from evp._validation import EmptyConfidenceSetWarning, _describe
 
 # scipy is imported inside the functions that need it: `import evp` stays fast.
 
@@ -1585,7 +1585,7 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
         threshold = float(threshold)
     if not members:
         warnings.warn(_EMPTY.format(confidence=confidence, threshold=threshold),
-                      RuntimeWarning, stacklevel=2)
+                      EmptyConfidenceSetWarning, stacklevel=2)
     return ConfidenceSet(best=tuple(float(v) for v in best),
                          o=tuple(float(v) for v in noise), c=plausible,
                          confidence=float(confidence), threshold=float(threshold),
