@@ -544,12 +544,16 @@ def _compare_many(args: argparse.Namespace) -> int:
     that may still be best and every pair's verdict, family-wise; across tasks,
     the ranks, the aggregate curve and the pairs' tests."""
     from evp.ranking import (
+        across_tasks_sentences,
         best_set,
         budget_changes,
         compare_all,
+        open_budgets,
+        pair_tasks,
         pairs_across_tasks,
         rank_table,
         task_curves,
+        verdict_sentences,
     )
 
     if args.models and args.all:
@@ -575,7 +579,12 @@ def _compare_many(args: argparse.Namespace) -> int:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the models: "
                          f"{', '.join(results.models)}")
     _check_highlight(args, results)
-    adjust = None if args.adjust == "none" else args.adjust
+    if results.task is not None and args.adjust not in (None, "holm"):
+        raise UsageError(f"--adjust {args.adjust}: across tasks the pairs' Wilcoxon "
+                         "tests are always adjusted by Holm's step-down; leave "
+                         "--adjust out")
+    asked = args.adjust or "holm"
+    adjust = None if asked == "none" else asked
     budgets = None if ns is None else ns
     if results.task is not None:
         curves = task_curves(results, budgets if isinstance(budgets, list) else None,
@@ -589,12 +598,11 @@ def _compare_many(args: argparse.Namespace) -> int:
               "many tasks each model may still be best")
         for sentence in budget_changes(table):
             _note(sentence)
-        pairs = pairs_across_tasks(curves, args.confidence)
-        differ = pairs[pairs["differ"]]
-        _note(f"{len(differ)} of {len(pairs)} pair-budgets differ across tasks "
-              f"(Wilcoxon signed-rank, Holm over the pairs, at "
-              f"{1 - args.confidence:.0%}); the tasks are the sample, not the "
-              "search noise within them")
+        # --baseline: only the pairs with the baseline are tested (Holm over them).
+        pairs = pairs_across_tasks(curves, args.confidence, baseline=args.baseline)
+        for sentence in across_tasks_sentences(
+                pairs, pair_tasks(curves, args.baseline), args.confidence):
+            _note(sentence)
         caption = (f"Ranks across {len(results.tasks)} tasks and the aggregate "
                    "median tuning curve on each task's scale")
     else:
@@ -603,14 +611,12 @@ def _compare_many(args: argparse.Namespace) -> int:
         found = best_set(results, budgets, args.confidence, method=args.method)
         for sentence in found.describe():
             _note(sentence)
-        strong = table[table["evidence"] == "strong"]
-        _note(f"{len(strong)} strong verdict(s) over {len(table)} pair-budgets; "
-              + ("family-wise: the chance of any wrong strong verdict is at most "
-                 f"{1 - args.confidence:.0%} (each band at "
-                 f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over "
-                 f"{len(results.models)} models)" if adjust is not None else
-                 "unadjusted: each pair alone, so some strong verdicts are "
-                 "expected by chance with many pairs"))
+        # Read where the verdicts can be strong, as the report reads them.
+        open_ = open_budgets(results, budgets, table["band confidence"].iloc[0],
+                             method=args.method)
+        for sentence in verdict_sentences(table, open_, args.confidence,
+                                          adjust=adjust, most=20):
+            _note(sentence)
         caption = _caption("Every pair's evidence that a beats b, family-wise"
                            if adjust else "Every pair's evidence, unadjusted",
                            results, args)
@@ -1141,13 +1147,17 @@ def build_parser() -> argparse.ArgumentParser:
                           "the figure --out writes (default: none)")
     two.add_argument("--baseline", metavar="MODEL",
                      help="with several models: compare each with this one only "
-                          "(default: every pair)")
+                          "(default: every pair); with --task, only the pairs with "
+                          "it are tested (Holm over those), and each task's scale "
+                          "starts at its one round's expected best")
     two.add_argument("--adjust", choices=("holm", "bonferroni", "none"),
-                     default="holm",
-                     help="with three or more models: the bands' adjustment for "
-                          "the number of models (holm and bonferroni: Bonferroni "
-                          "over the models' bands; none: each pair alone, "
-                          "labelled unadjusted)")
+                     help="with three or more models on one task: the bands' "
+                          "adjustment for the number of models (default holm, "
+                          "which is Bonferroni over the models' bands, the same "
+                          "as bonferroni: verdicts read from bands give no "
+                          "p-values for Holm's step-down; none: each pair alone, "
+                          "labelled unadjusted). Across tasks (--task) the pairs' "
+                          "Wilcoxon tests are always Holm-adjusted")
     two.add_argument("--method", choices=BAND_METHODS, default="ld_highest_density",
                      help="CDF band the tuning-curve bands are made from")
     two.set_defaults(handler=compare)
@@ -1391,6 +1401,12 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
     message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order|"
+# Characters a terminal would act on rather than show (a newline in a model's
+# name would break a one-line message; an escape sequence would recolour it).
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
                      r"experiment|highlight):",
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
@@ -1399,12 +1415,6 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
         message = re.sub(rf"\b{re.escape(name)}\b", lambda _, w=words: str(w),
                          message)
     return message.replace("pass sep", "pass --sep")
-
-
-# Characters a terminal would act on rather than show (a newline in a model's
-# name would break a one-line message; an escape sequence would recolour it).
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
-_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
 
 
 def _shown(text) -> str:

@@ -66,10 +66,12 @@ __all__ = [
     "band_confidence",
     "best_set_mask",
     "holm",
+    "holm_floor",
     "model_bands",
     "oriented_edges",
     "pair_evidence",
     "ranks",
+    "wilcoxon_floor",
     "wilcoxon_holm",
     "win_rate",
 ]
@@ -230,6 +232,60 @@ def _wilcoxon(d: np.ndarray) -> np.ndarray:
         if np.any(values != 0):
             out[column] = stats.wilcoxon(values, zero_method="wilcox").pvalue
     return out
+
+
+def wilcoxon_floor(tasks: int) -> float:
+    """The smallest two-sided p-value :func:`wilcoxon_holm` can give a pair tested
+    on `tasks` tasks, whatever the scores: below it no data can go.
+
+    scipy's ``method="auto"`` (as :func:`_wilcoxon` calls it) chooses among three
+    tests, and each has its own floor, reached when every difference has the same
+    sign:
+
+    * exact (up to 50 tasks, no ties or zeros in the call): the signed-rank
+      statistic at its extreme has probability 1/2^k under the null, two-sided
+      2/2^k;
+    * permutation (up to 13 tasks, with ties or zeros): 2^k sign flips, of which
+      the extreme and its mirror are at least 2, so again at least 2/2^k (zeros
+      make k smaller and the floor higher);
+    * normal (over 50 tasks, or 14 to 50 with ties or zeros): the largest z has
+      every difference positive and tied (the tie correction shrinks the
+      standard error most), which is scipy's own p of k equal differences.
+
+    The floor is the smallest of the tests the call may choose.
+
+    >>> wilcoxon_floor(5)
+    0.0625
+    """
+    from scipy import stats
+
+    k = int(tasks)
+    if k < 1:
+        return 1.0
+    floors = []
+    if k <= 50:
+        floors.append(min(1.0, 2.0 / 2.0 ** k))
+    if k >= 14:
+        floors.append(float(stats.wilcoxon(np.ones(k), zero_method="wilcox",
+                                           method="asymptotic").pvalue))
+    return min(floors)
+
+
+def holm_floor(tasks) -> float:
+    """The smallest Holm-adjusted p-value :func:`wilcoxon_holm` can give at one
+    budget, whatever the scores, for pairs tested on `tasks` tasks each (one
+    entry per pair): Holm's first step multiplies the smallest p-value by the
+    number of pairs m, and every other adjusted p-value is at least that, so no
+    pair can ever be found to differ at a level below ``m · min(floor)``, capped
+    at 1.
+
+    >>> holm_floor([5] * 15)  # 15 pairs on 5 tasks: 15 · 2/2^5
+    0.9375
+    """
+    tasks = [int(k) for k in np.ravel(tasks)]
+    if not tasks:
+        return 1.0
+    return min(1.0, len(tasks) * min(wilcoxon_floor(k) for k in tasks))
 
 
 def wilcoxon_holm(curves: np.ndarray):

@@ -42,6 +42,8 @@ from evp.bands import METHODS
 from evp.multiple import (
     band_confidence,
     best_set_mask,
+    holm,
+    holm_floor,
     model_bands,
     oriented_edges,
     pair_evidence,
@@ -54,15 +56,24 @@ from evp.tables import _finite, readable_budgets
 
 __all__ = [
     "BestSet",
+    "across_tasks_sentences",
+    "all_open",
     "best_set",
     "budget_changes",
     "compare_all",
+    "first_alone",
+    "leaders",
     "normalise",
+    "open_budgets",
+    "pair_tasks",
     "pairs_across_tasks",
     "profile_table",
     "rank_table",
+    "span",
     "target_table",
     "task_curves",
+    "verdict_budget",
+    "verdict_sentences",
 ]
 
 
@@ -132,24 +143,27 @@ class BestSet:
         return {n: [m for m in self.frame.columns if row[m]]
                 for n, row in self.frame.iterrows()}
 
+    def open_budgets(self) -> pd.Series:
+        """Booleans by budget: True where every model's band is open on the side
+        that bounds its best (too few rounds to bound the best of so many)."""
+        return all_open(self.lower, self.upper, self.minimize)
+
     def describe(self) -> list[str]:
-        """The set in words: one sentence per run of budgets with the same set."""
-        sentences, start = [], None
-        members = list(self.members().items())
-        for i, (n, chosen) in enumerate(members):
-            start = n if start is None else start
-            last = i + 1 == len(members) or members[i + 1][1] != chosen
-            if last:
-                span = f"n = {start:g}" + (f"–{n:g}" if n != start else "")
-                who = (chosen[0] + " alone" if len(chosen) == 1
-                       else f"{len(chosen)} of {self.frame.shape[1]} models: "
-                            + ", ".join(chosen))
-                edge = self.lower if self.minimize else self.upper
-                open_ = np.all(np.isinf(edge.loc[n].to_numpy(float)))
-                sentences.append(f"{span}: {who} may still be best" + (
-                    " (every band is open there: too few rounds to bound the best "
-                    "of so many)" if open_ else ""))
-                start = None
+        """The set in words: one sentence per run of budgets with the same set
+        and the same openness, so that "open" is said of no budget where a band
+        is bounded."""
+        sentences = []
+        members, open_ = self.members(), self.open_budgets()
+        budgets = list(members)
+        key = {n: (tuple(members[n]), bool(open_[n])) for n in budgets}
+        for run in _runs(budgets, key):
+            chosen, shut = key[run[0]]
+            who = (chosen[0] + " alone" if len(chosen) == 1
+                   else f"{len(chosen)} of {self.frame.shape[1]} models: "
+                        + ", ".join(chosen))
+            sentences.append(f"{span(run, budgets)}: {who} may still be best" + (
+                " (every band is open there: too few rounds to bound the best "
+                "of so many)" if shut else ""))
         return [f"{s} ({self.confidence:.0%} confidence, simultaneous over models "
                 f"and budgets)." for s in sentences]
 
@@ -463,17 +477,32 @@ def rank_table(curves: pd.DataFrame, confidence: float = 0.8) -> pd.DataFrame:
     return table.sort_values(["n", "mean rank"], kind="stable").reset_index(drop=True)
 
 
-def pairs_across_tasks(curves: pd.DataFrame, confidence: float = 0.8
-                       ) -> pd.DataFrame:
+def pairs_across_tasks(curves: pd.DataFrame, confidence: float = 0.8, *,
+                       baseline: str | None = None) -> pd.DataFrame:
     """Every pair across tasks, per budget: the share of tasks on which a beats b
     (``a wins``) with a Wilson interval at `confidence` for the chance that a
     beats b on a task drawn like these, Wilcoxon's signed-rank p-value of the
     scaled medians and Holm's adjustment over the pairs (at each budget);
     ``differ`` is True where Holm's p ≤ 1 − confidence. The task is the unit:
-    the search noise within a task is not in these intervals."""
+    the search noise within a task is not in these intervals.
+
+    With `baseline`, only the pairs with that model are tested, and Holm's
+    adjustment runs over those M − 1 pairs."""
     confidence = as_probability(confidence, "confidence")
     _tasks, models, budgets, median = _cube(curves, "scaled median")
     pairs, pvalues, adjusted, counts = wilcoxon_holm(median)
+    if baseline is not None:
+        if baseline not in models:
+            raise ValueError(f"baseline={baseline!r} is not one of the models: "
+                             f"{', '.join(models)}")
+        at = models.index(baseline)
+        kept = [row for row, pair in enumerate(pairs) if at in pair]
+        pairs, pvalues, counts = ([pairs[r] for r in kept], pvalues[kept],
+                                  counts[kept])
+        # Holm over the pairs tested, not over every pair.
+        adjusted = (np.column_stack([holm(pvalues[:, n])
+                                     for n in range(pvalues.shape[1])])
+                    if kept else pvalues)
     if not pairs:
         return pd.DataFrame(columns=["a", "b", "n", "tasks", "a wins", "low", "high",
                                      "p", "p (Holm)", "differ"])
@@ -526,21 +555,288 @@ def target_table(curves: pd.DataFrame, target: float = 0.9) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def pair_tasks(curves: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
+    """Every pair, per budget, counted task by task: on how many tasks both have
+    rounds (``tasks``), on how many each one's median curve is ahead (``a
+    ahead``, ``b ahead``; equal curves count for neither), and on how many each
+    one's within-task verdict is strong (``a strong``, ``b strong``: its lower
+    edge above the other's upper edge, the bands of :func:`task_curves`, which
+    hold on every task, model and budget at once). `baseline`: only the pairs
+    with that model. The pairs are those of :func:`pairs_across_tasks`."""
+    _tasks, models, budgets, median = _cube(curves, "scaled median")
+    _, _, _, present = _cube(curves, "median")
+    _, _, _, low = _cube(curves, "scaled lower")
+    _, _, _, high = _cube(curves, "scaled upper")
+    pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))
+             if baseline is None or baseline in (models[i], models[j])]
+    rows = []
+    with np.errstate(invalid="ignore"):
+        for i, j in pairs:
+            both = ~np.isnan(present[:, i]) & ~np.isnan(present[:, j])
+            rows.append(pd.DataFrame({
+                "a": models[i], "b": models[j], "n": budgets,
+                "tasks": both.sum(axis=0),
+                "a ahead": (median[:, i] > median[:, j]).sum(axis=0),
+                "b ahead": (median[:, j] > median[:, i]).sum(axis=0),
+                "a strong": (low[:, i] > high[:, j]).sum(axis=0),
+                "b strong": (low[:, j] > high[:, i]).sum(axis=0)}))
+    if not rows:
+        return pd.DataFrame(columns=["a", "b", "n", "tasks", "a ahead", "b ahead",
+                                     "a strong", "b strong"])
+    return pd.concat(rows, ignore_index=True)
+
+
+def open_budgets(scores, ns=None, band_confidence: float = 0.8, *,
+                 method: str = "ld_highest_density", minimize: bool | None = None
+                 ) -> pd.Series:
+    """Booleans by budget: True where every model's band at `band_confidence` (the
+    confidence of each band, as :func:`compare_all`'s ``band confidence``
+    column) is open on the side that bounds its best, so that no verdict read
+    from them can be strong there."""
+    scores, minimize = _one_task(scores, minimize, "open_budgets")
+    bands = model_bands(scores, _ns(ns, scores), band_confidence, method=method,
+                        minimize=minimize)
+    _, _, upper = oriented_edges(bands)
+    budgets = next(iter(bands.values())).ns
+    whole = np.all(budgets == np.round(budgets))
+    return pd.Series(np.all(np.isposinf(upper), axis=0),
+                     index=budgets.astype(int) if whole else budgets)
+
+
+def all_open(lower: pd.DataFrame, upper: pd.DataFrame, minimize: bool) -> pd.Series:
+    """Booleans by budget (the frames' index): True where every band (one column
+    per model, the user's units) is open on the side that bounds its best."""
+    edge = -lower if minimize else upper
+    return pd.Series(np.all(np.isposinf(edge.to_numpy(float)), axis=1),
+                     index=lower.index)
+
+
+# -------------------------------------------------------------------- the words
+# Every sentence that the command line and the report print about these tables
+# is made here, from the tables, so that both say the same thing and a test can
+# read each one back against the table it came from. The rules: a model is first
+# only when it leads alone (a tie is said as a tie); the budget changes the
+# answer only when the models that lead alone differ; "open" is said only of
+# budgets where every band is open; and a test that cannot reach its level says
+# so, with the smallest p-value it could give, before what the data does show.
+
+
+def _runs(budgets, key) -> list[list]:
+    """The budgets, in order, cut into runs of neighbours with equal key[n]."""
+    runs = []
+    for n in budgets:
+        if runs and key[runs[-1][-1]] == key[n]:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return runs
+
+
+def span(chosen, budgets) -> str:
+    """Budgets in words, "n = 1–3, 10, 35": a dash joins budgets that are
+    neighbours among `budgets` (all the table's budgets, in order)."""
+    budgets = list(budgets)
+    inside = {n: n in set(chosen) for n in budgets}
+    parts = [f"{run[0]:g}" + (f"–{run[-1]:g}" if len(run) > 1 else "")
+             for run in _runs(budgets, inside) if inside[run[0]]]
+    return "n = " + ", ".join(parts)
+
+
+def _and(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def leaders(ranked: pd.DataFrame) -> dict:
+    """{n: ([the models of the smallest mean rank], that mean rank)} from
+    :func:`rank_table`'s table: one model where it leads alone, every tied model
+    (in the table's order) where the first place is shared."""
+    out = {}
+    for n, part in ranked.groupby("n", sort=True):
+        values = part["mean rank"].to_numpy(float)
+        if np.all(np.isnan(values)):
+            out[n] = ([], math.nan)
+            continue
+        best = float(np.nanmin(values))
+        # A mean rank is a sum of half-integers over a count of tasks, so equal
+        # means are equal floats; the margin only guards the summation order.
+        tied = np.abs(values - best) <= 1e-9
+        out[n] = (list(part["model"][tied]), best)
+    return out
+
+
+def first_alone(ranked: pd.DataFrame) -> pd.Series:
+    """The model that leads alone at each budget (``None`` where the first place
+    is tied), by budget."""
+    return pd.Series({n: (who[0] if len(who) == 1 else None)
+                      for n, (who, _) in leaders(ranked).items()}, dtype=object)
+
+
 def budget_changes(ranked: pd.DataFrame) -> list[str]:
-    """Where the budget changes the answer: the model of best mean rank at each
-    budget, in one sentence per change (``rank_table``'s table)."""
-    leaders = ranked.sort_values(["n", "mean rank"], kind="stable").groupby(
-        "n", sort=True).head(1)[["n", "model", "mean rank"]].to_numpy()
-    sentences, start = [], 0
-    for i in range(1, len(leaders) + 1):
-        if i == len(leaders) or leaders[i][1] != leaders[start][1]:
-            span = (f"n = {leaders[start][0]:g}" + (f"–{leaders[i - 1][0]:g}"
-                                                    if i - 1 > start else ""))
-            sentences.append(f"{span}: {leaders[start][1]} has the best mean rank")
-            start = i
-    if len(sentences) > 1:
-        sentences.append("The budget changes the answer: the model ranked first "
-                         "is not the same at every budget.")
-    else:
+    """Where the budget changes the answer, in words, from :func:`rank_table`'s
+    table: the model of best mean rank over each run of budgets, or the models
+    that tie for it, then whether the budget changes the answer (only when the
+    models that lead alone are not the same at every budget where one does)."""
+    lead = leaders(ranked)
+    budgets = list(lead)
+    key = {n: (tuple(who), value if len(who) > 1 else None)
+           for n, (who, value) in lead.items()}
+    sentences = []
+    for run in _runs(budgets, key):
+        who, value = key[run[0]]
+        where = span(run, budgets)
+        if len(who) == 1:
+            sentences.append(f"{where}: {who[0]} has the best mean rank")
+        elif who:
+            sentences.append(f"{where}: {_and(who)} tie for the best mean rank "
+                             f"({value:.4g})")
+        else:
+            sentences.append(f"{where}: no model has rounds on any task")
+    alone = first_alone(ranked).dropna()
+    tied = [n for n in budgets if len(lead[n][0]) > 1]
+    if alone.nunique() > 1:
+        sentences.append(
+            "The budget changes the answer: the model ranked first is not the same "
+            "at every budget." if not tied else
+            "The budget changes the answer: the model ranked first alone is not the "
+            "same at every budget where one leads alone (tied at "
+            f"{span(tied, budgets)}).")
+    elif alone.nunique() == 1 and not tied:
         sentences.append("The same model ranks first at every budget shown.")
+    elif alone.nunique() == 1:
+        sentences.append(f"No other model ranks first alone at any budget shown: "
+                         f"{alone.iloc[0]} does at {span(alone.index, budgets)}; "
+                         f"the first place is tied at {span(tied, budgets)}.")
+    else:
+        sentences.append("No model ranks first alone at any budget shown: the first "
+                         "place is tied at every budget.")
     return sentences
+
+
+def verdict_budget(open_: pd.Series):
+    """The budget at which to show the family-wise verdicts as a matrix: the
+    largest where not every band is open (where a verdict can be strong), or
+    the largest of all when every band is open everywhere."""
+    readable = [n for n, shut in open_.items() if not shut]
+    return max(readable) if readable else max(open_.index)
+
+
+def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, *,
+                      adjust: str | None = "holm", most: int | None = None
+                      ) -> list[str]:
+    """:func:`compare_all`'s verdicts in words, read at the budgets where they
+    can be strong: where every band is open (`open_`, :func:`open_budgets` of
+    the same bands), then how many strong verdicts the other budgets have, and
+    each pair's strong verdicts with their budgets (the first `most`).
+
+    `adjust` is the adjustment asked for; "holm" is said to be Bonferroni here
+    (the verdicts read bands, which give no p-values to step down through)."""
+    budgets = sorted(set(table["n"]))
+    shut = [n for n in budgets if bool(open_.get(n, False))]
+    readable = [n for n in budgets if n not in shut]
+    sentences = []
+    if shut:
+        sentences.append(
+            f"Every band is open at {span(shut, budgets)} (too few rounds to bound "
+            "the best of so many), so no verdict there can be strong" + (
+                f"; not every band is open at {span(readable, budgets)}."
+                if readable else "."))
+    models = list(dict.fromkeys([*table["a"], *table["b"]]))
+    every = {frozenset(p) for p in zip(table["a"], table["b"], strict=True)}
+    at = table[table["n"].isin(readable)]
+    strong = at[at["evidence"] == "strong"]
+    if str(table["adjust"].iloc[0]).startswith("none"):
+        how = (f"unadjusted: each pair alone at {confidence:.0%}, so some strong "
+               "verdicts are expected by chance with many pairs")
+    else:
+        how = (f"family-wise: the chance of any wrong strong verdict, at any pair "
+               f"and budget, is at most {1 - confidence:.0%} (each band at "
+               f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over "
+               f"{len(models)} models' bands" + (
+                   "; Holm's adjustment is the same here, as verdicts read from "
+                   "bands give no p-values to step down through"
+                   if adjust == "holm" else "") + ")")
+    if readable:
+        strong_pairs = {frozenset(p) for p in
+                        zip(strong["a"], strong["b"], strict=True)}
+        sentences.append(
+            f"At {span(readable, budgets)}: {len(strong)} strong verdict(s) over "
+            f"{len(at)} ordered pair-budgets, on {len(strong_pairs)} of {len(every)} "
+            f"pairs; {how}.")
+    else:
+        sentences.append(f"No strong verdict can be made at any budget; {how}.")
+    said = [f"{a} beats {b} (strong) at {span(part['n'], budgets)}."
+            for (a, b), part in strong.groupby(["a", "b"], sort=False)]
+    if most is not None and len(said) > most:
+        said = [*said[:most], f"… and {len(said) - most} more pairs with a strong "
+                "verdict (the table lists them all)."]
+    return sentences + said
+
+
+def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
+                           confidence: float, *, most: int | None = None
+                           ) -> list[str]:
+    """The pairs across tasks in words: which differ (:func:`pairs_across_tasks`);
+    where the test cannot reach its level at this number of tasks and pairs, that
+    it cannot, with the smallest adjusted p-value it could give; and where no
+    pair differs, what the tasks do show (:func:`pair_tasks`, `counted`): for
+    each pair, on how many tasks each is ahead and on how many its within-task
+    verdict is strong. The first `most` pairs that differ are listed."""
+    from evp.multiple import wilcoxon_floor
+
+    alpha = 1 - confidence
+    budgets = sorted(set(pairs["n"]))
+    if pairs.empty:
+        return ["No pair to test: one model only."]
+    tested = pairs.groupby(["a", "b"], sort=False)["tasks"].first()
+    floor = holm_floor(tested.to_numpy())
+    widest = int(tested.max())
+    differ = pairs[pairs["differ"]]
+    sentences = []
+    if floor > alpha:
+        alone = wilcoxon_floor(widest)
+        formula = f"2/2^{widest} = " if alone == min(1.0, 2 / 2 ** widest) else ""
+        sentences.append(
+            f"The test cannot decide here: with {widest} tasks, Wilcoxon's "
+            f"signed-rank test gives no p-value below {formula}{alone:.3g}, so "
+            f"after Holm over {len(tested)} pairs no adjusted p-value can be below "
+            f"{floor:.3g}, above the {alpha:.0%} level: no pair can be found to "
+            "differ at any budget, whatever the scores.")
+    elif differ.empty:
+        low = pairs.loc[pairs["p (Holm)"].idxmin()]
+        sentences.append(
+            f"No pair differs at {alpha:.0%} at any budget (Wilcoxon signed-rank, "
+            f"Holm over {len(tested)} pairs): the smallest adjusted p-value is "
+            f"{low['p (Holm)']:.3g} ({low['a']} and {low['b']} at n = {low['n']:g}), "
+            f"where the test could give as little as {floor:.3g}.")
+    else:
+        sentences.append(
+            f"{len(differ)} of {len(pairs)} pair-budgets differ at {alpha:.0%} "
+            f"(Wilcoxon signed-rank, Holm over {len(tested)} pairs at each budget); "
+            "the tasks are the sample, not the search noise within them.")
+        said = [f"n = {n:g}: {a} and {b} differ ({a} wins on {w:.0%} of {t} tasks, "
+                f"Holm p = {p:.3g})." for a, b, n, t, w, p in differ[
+                    ["a", "b", "n", "tasks", "a wins", "p (Holm)"]
+                ].itertuples(index=False)]
+        if most is not None and len(said) > most:
+            said = [*said[:most], f"… and {len(said) - most} more."]
+        return sentences + said
+    sentences.append(
+        "What the tasks show (ahead: the median curve is better on that task; "
+        "strong: the within-task verdict, its bands simultaneous over the tasks, "
+        f"models and budgets at {confidence:.0%}):")
+    columns = ["tasks", "a ahead", "b ahead", "a strong", "b strong"]
+    for (a, b), part in counted.groupby(["a", "b"], sort=False):
+        part = part.set_index("n")
+        ns = list(part.index)
+        key = {n: tuple(int(v) for v in part.loc[n, columns]) for n in ns}
+        for run in _runs(ns, key):
+            tasks, ahead_a, ahead_b, strong_a, strong_b = key[run[0]]
+            verdicts = ("no strong within-task verdict" if not strong_a + strong_b
+                        else f"strong within-task verdicts: {a} on {strong_a}, "
+                             f"{b} on {strong_b}")
+            sentences.append(
+                f"{a} vs {b} at {span(run, budgets)}: {a} ahead on {ahead_a} of "
+                f"{tasks} tasks, {b} on {ahead_b}; {verdicts}.")
+    return sentences
+

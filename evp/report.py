@@ -17,6 +17,7 @@ and Estimation of a Random Variable's Maximum. Findings of EMNLP. Tables 2-3.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import re
@@ -462,8 +463,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
              "Link to the code"]
     checklist = pd.DataFrame({"item": items, **rows})
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _own_warnings() as ours:
         sections, figures, vectors = _body(results, target, confidence, method,
                                            budget, {} if vector_figures else None,
                                            highlight)
@@ -474,8 +474,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     # terminal, where the command line says it.
     notes += [for_paper(note) for note in results.notes]
     # evp's own warnings, each once, as a note on the page (a tie warning per
-    # pair would otherwise repeat itself); the drawing libraries' are no news.
-    ours = [w for w in caught if not _from_drawing(w)]
+    # pair would otherwise repeat itself); the libraries' are no news.
     if any("contain ties" in str(w.message) for w in ours):
         notes.append("Some scores tie: the bands' coverage is exact for continuous "
                      "scores and approximate with ties.")
@@ -634,10 +633,35 @@ def _runs_budgets(results, target):
             f"{'≤' if minimize else '≥'} {target:.4g}", pd.DataFrame(rows))
 
 
-def _from_drawing(caught) -> bool:
-    """A warning raised inside matplotlib or seaborn (layout, fonts)."""
-    where = Path(str(caught.filename)).parts
-    return "matplotlib" in where or "seaborn" in where
+def _is_evps(name: str) -> bool:
+    return name == "evp" or name.startswith("evp.")
+
+
+@contextlib.contextmanager
+def _own_warnings():
+    """Collect, into the list it yields, the warnings evp itself raises: of a
+    class evp defines, or issued by evp's code. The libraries' are dropped:
+    matplotlib's ("Glyph 9 missing from font", "constrained_layout not
+    applied") point their stack level at evp's line that called matplotlib, so
+    the file a warning names cannot tell whose it is; the frame that called
+    warnings.warn can."""
+    import sys
+
+    caught = []
+
+    def keep(message, category, filename, lineno, file=None, line=None):
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__") == "warnings":
+            frame = frame.f_back
+        issuer = frame.f_globals.get("__name__", "") if frame is not None else ""
+        if _is_evps(getattr(category, "__module__", "")) or _is_evps(issuer):
+            caught.append(warnings.WarningMessage(message, category, filename,
+                                                  lineno, file, line))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = keep  # restored when the block ends
+        yield caught
 
 
 def _what_would_settle(results, comparisons, budget, confidence, method):

@@ -396,3 +396,49 @@ def test_no_reader_leaves_advice_in_the_appendix(record):
     report = build_report(results, vector_figures=False)
     for said in report.notes + report.warnings:
         assert not ADVICE.search(said), said
+
+
+def test_only_evps_own_warnings_reach_a_report():
+    """Models named with a tab and with glyphs DejaVu Sans lacks make matplotlib
+    warn "Glyph ... missing from font(s)" while the report draws; that is no
+    news for the paper's reader, in any of the report's formats."""
+    import evp
+    from evp.report import build_report
+
+    rng = np.random.default_rng(0)
+    names = ["base\tline", "模型"]
+    frame = pd.DataFrame({"model": np.repeat(names, 30),
+                          "acc": np.round(rng.normal(size=60), 1)})  # ties
+    report = build_report(evp.read_results(frame, score="acc", group="model"))
+    for text in (report.to_html(), report.to_markdown(), report.to_latex()):
+        assert "Glyph" not in text and "missing from font" not in text
+        assert "Some scores tie" in text  # evp's own warning is said
+
+
+def test_the_report_collects_evps_warnings_and_drops_the_libraries():
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evp._validation import TiesWarning
+    from evp.report import _own_warnings
+
+    with _own_warnings() as caught:
+        # matplotlib's: a constrained layout that cannot fit, a missing glyph.
+        figure, ax = plt.subplots(figsize=(0.3, 0.3), layout="constrained")
+        ax.set_title("a long title\t模型" * 5)
+        ax.set_ylabel("a long label " * 5)
+        figure.canvas.draw()
+        plt.close(figure)
+        warnings.warn("a library's warning", UserWarning, stacklevel=1)
+        # evp's: issued by evp's code, or of evp's class.
+        exec("import warnings\nwarnings.warn('from evp', RuntimeWarning)",
+             {"__name__": "evp.somewhere"})
+        warnings.warn("the scores tie", TiesWarning, stacklevel=1)
+    said = [str(w.message) for w in caught]
+    assert "from evp" in said and any("tie" in text for text in said)
+    assert not any("Glyph" in text or "constrained_layout" in text
+                   or "library's" in text for text in said), said
