@@ -1401,12 +1401,6 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
     message = re.sub(r"^ns\b", "--ns", message)
     message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order|"
-# Characters a terminal would act on rather than show (a newline in a model's
-# name would break a one-line message; an escape sequence would recolour it).
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
-_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
-
-
                      r"experiment|highlight):",
                      lambda m: f"--{m.group(1).replace('_', '-')}:", message)
     message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
@@ -1415,6 +1409,12 @@ _CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
         message = re.sub(rf"\b{re.escape(name)}\b", lambda _, w=words: str(w),
                          message)
     return message.replace("pass sep", "pass --sep")
+
+
+# Characters a terminal would act on rather than show (a newline in a model's
+# name would break a one-line message; an escape sequence would recolour it).
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
 
 
 def _shown(text) -> str:
