@@ -324,7 +324,9 @@ def _finish(table, out: Path | None, draw, caption: str = "",
     if out is None:
         return 0
     if out.suffix.lower() == ".csv":
-        _write(out, table.to_csv(index=False), force)
+        from evp._escape import csv_text
+
+        _write(out, csv_text(table), force)
     elif out.suffix.lower() == ".tex":
         from evp.latex import latex_table
 
@@ -1411,15 +1413,12 @@ def _speak_cli(message: str, names: dict | None = None) -> str:
     return message.replace("pass sep", "pass --sep")
 
 
-# Characters a terminal would act on rather than show (a newline in a model's
-# name would break a one-line message; an escape sequence would recolour it).
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
-_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
-
-
 def _shown(text) -> str:
-    """`text` on one line, its control characters written as escapes."""
-    return str(text).translate(_CONTROL)
+    """`text` on one line, its control and bidirectional formatting characters
+    written as escapes (evp._escape.one_line)."""
+    from evp._escape import one_line
+
+    return one_line(text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,8 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
+from evp._escape import CONTROLS
+
 __all__ = ["PREAMBLE", "escape", "latex_table", "title"]
 
 #: What a document needs in its preamble to ``\input`` evp's LaTeX.
@@ -42,6 +44,7 @@ _UNICODE = {"≈": r"$\approx$", "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\p
             "…": r"\ldots{}", "–": "--", "—": "---", "‘": "`", "’": "'",
             "“": "``", "”": "''", "§": r"\S{}", "✓": r"$\checkmark$"}
 _PATTERN = re.compile("|".join(re.escape(c) for c in [*_SPECIAL, *_UNICODE]))
+_SPACES = dict.fromkeys(CONTROLS, " ")
 
 
 def escape(text) -> str:
@@ -56,7 +59,9 @@ def escape(text) -> str:
     >>> escape("≈ 3 GPU-hours, n ≥ 2")
     '$\\approx$ 3 GPU-hours, n $\\geq$ 2'
     """
-    text = str(text)
+    # A control character as a space: a newline (two make a blank line, which
+    # ends a paragraph and breaks a table's row), a tab, an escape.
+    text = str(text).translate(_SPACES)
     out = _PATTERN.sub(lambda m: _SPECIAL.get(m.group(), _UNICODE.get(m.group())),
                        text)
     return "".join(c if ord(c) < 0x180 else _ascii(c) for c in out)

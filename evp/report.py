@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp._escape import visible
+
 __all__ = ["Report", "build_report"]
 
 TO_FILL = "to fill in"
@@ -80,7 +82,8 @@ class Report:
 
     def to_html(self) -> str:
         """One self-contained page: figures embedded, no scripts, no links out."""
-        return _PAGE.format(title=html.escape(self.title), body=self._body_html())
+        return _PAGE.format(title=html.escape(visible(self.title)),
+                            body=self._body_html())
 
     def _repr_html_(self) -> str:
         """The page's body, as a notebook shows it."""
@@ -103,7 +106,8 @@ class Report:
             else:
                 parts.append("<ul>" + "".join(f"<li>{html.escape(s)}</li>"
                                               for s in content) + "</ul>")
-        return "\n".join(parts)
+        # A name's bidirectional controls would reorder the page around it.
+        return visible("\n".join(parts))
 
     def to_markdown(self, figures_folder: str = "figures") -> str:
         """The same content as Markdown; figures are linked as
@@ -125,7 +129,8 @@ class Report:
             else:
                 parts.append("\n".join(f"- {_markdown_text(sentence)}"
                                        for sentence in content))
-        return "\n\n".join(parts) + "\n"
+        # A name's bidirectional controls would reorder the page around it.
+        return visible("\n\n".join(parts)) + "\n"
 
     def to_latex(self, figures_folder: str = "figures") -> str:
         r"""The same content as a LaTeX ``\section`` to ``\input`` into a paper's

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "evp"
 
 LAYERS = {
-    "foundation": {"_validation", "_workspace", "_display", "_output"},
+    "foundation": {"_validation", "_workspace", "_display", "_output",
+                   "_escape"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
                    "anytime", "planning", "multiple", "_step_cdf",
                    "_order_statistics"},
