@@ -723,7 +723,13 @@ def _family_sections(results, confidence, method, highlight, figures, vectors):
     import matplotlib
 
     from evp.plot import plot_best_set, plot_verdict_matrix, theme
-    from evp.ranking import best_set, compare_all
+    from evp.ranking import (
+        best_set,
+        compare_all,
+        open_budgets,
+        verdict_budget,
+        verdict_sentences,
+    )
 
     sections, models = [], len(results.models)
     with matplotlib.rc_context(theme()):
@@ -735,16 +741,13 @@ def _family_sections(results, confidence, method, highlight, figures, vectors):
                  "best-set", figures, vectors)
         sections.append(("The set that may still be best, by budget", "best-set"))
         table = compare_all(results, None, confidence, method=method)
-        last = table["n"].max()
-        strong = table[(table["evidence"] == "strong") & (table["n"] == last)]
-        said = [f"At n = {last}: {len(strong)} strong verdict(s) of "
-                f"{models * (models - 1) // 2} pairs, family-wise (each band at "
-                f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over {models} "
-                f"models: the chance of any wrong strong verdict, at any pair and "
-                f"budget, is at most {1 - confidence:.0%})."]
-        said += [f"{a} beats {b} (strong)." for a, b in
-                 strong[["a", "b"]].itertuples(index=False)][:12]
-        sections.append(("Verdicts on every pair, family-wise", said))
+        # The verdicts where they can be strong, in evp compare --all's words;
+        # the matrix at the largest such budget, not where every band is open.
+        open_ = open_budgets(results, None, table["band confidence"].iloc[0],
+                             method=method)
+        last = verdict_budget(open_)
+        sections.append(("Verdicts on every pair, family-wise",
+                         verdict_sentences(table, open_, confidence, most=12)))
         matrix = table[table["n"] == last].pivot(index="a", columns="b",
                                                  values="evidence")
         matrix = matrix.reindex(index=results.models,
@@ -755,7 +758,7 @@ def _family_sections(results, confidence, method, highlight, figures, vectors):
             shown[column] = matrix[column].to_numpy()
         sections.append((f"Evidence that the row beats the column at n = {last}",
                          shown))
-        _picture(plot_verdict_matrix(table, highlight=highlight).figure,
+        _picture(plot_verdict_matrix(table, last, highlight=highlight).figure,
                  "verdicts", figures, vectors)
         sections.append(("The verdict matrix", "verdicts"))
     # The leader at the largest budget shown, against each model in its set.
@@ -781,7 +784,9 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         theme,
     )
     from evp.ranking import (
+        across_tasks_sentences,
         budget_changes,
+        pair_tasks,
         pairs_across_tasks,
         rank_table,
         task_curves,
@@ -831,17 +836,12 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
             sections.append((f"At n = {pairs['n'].max()}: the share of tasks on "
                              "which the row's median curve is above the column's",
                              shown_wins))
-        differ = pairs[pairs["differ"]]
+        # In evp compare --task's words: a test that cannot reach its level
+        # says so, and what the tasks do show follows.
         sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank, "
                          f"Holm over the pairs at {1 - confidence:.0%}; the "
-                         "tasks are the sample)", [
-                             f"n = {n}: {a} and {b} differ ({a} wins on "
-                             f"{w:.0%} of {t} tasks, Holm p = {p:.3g})."
-                             for a, b, n, t, w, p in differ[
-                                 ["a", "b", "n", "tasks", "a wins", "p (Holm)"]
-                             ].itertuples(index=False)][:20] or [
-                             "None at any budget: the tasks are too few, or the "
-                             "models too close, for the test to tell them apart."]))
+                         "tasks are the sample)", across_tasks_sentences(
+                             pairs, pair_tasks(curves), confidence, most=20)))
         missing = [f"{m} has no rounds on {t}" for t, part in
                    results.by_task().items() for m in results.models
                    if m not in part.models]
