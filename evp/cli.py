@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp import analyses
 from evp._validation import reason as _reason
-from evp.bands import METHODS
-from evp.planning import DEFAULT_MORE_ROUNDS
+from evp.analyses import DEFAULT_MORE_ROUNDS, METHODS
 
 
 class UsageError(Exception):
@@ -316,11 +316,12 @@ def _save_figure(result, out: Path) -> None:
 
 
 def _finish(table, out: Path | None, draw, caption: str = "",
-            force: bool = False) -> int:
+            force: bool = False, shown=None) -> int:
     """Print the table, then write it (.csv, or .tex with `caption`) or the figure
     `draw()` returns to --out (replacing a file evp did not write only when
-    `force`)."""
-    _print_table(table)
+    `force`). `shown`, when given, is printed instead: a summary of a table too
+    long to read."""
+    _print_table(table if shown is None else shown)
     if out is None:
         return 0
     if out.suffix.lower() == ".csv":
@@ -341,7 +342,6 @@ def _finish(table, out: Path | None, draw, caption: str = "",
 
 
 def curve(args: argparse.Namespace) -> int:
-    from evp.tables import tuning_curve_table
 
     if args.old_band:
         if args.method not in (None, args.old_band):
@@ -382,125 +382,37 @@ def curve(args: argparse.Namespace) -> int:
         results = results.replace(
             name=results.name or _single_model_name(args.results))
     if results.task is not None:
-        return _curve_by_task(args, results, ns, out)
+        if args.tail is not None or results.runs is not None:
+            raise UsageError("--task: --tail and --runs read one task at a time; "
+                             "run them on one task's rows")
+        if out is not None and out.suffix.lower() not in (".csv", ".tex"):
+            raise UsageError(f"--out {out.name}: a figure draws one task; with "
+                             "--task write the table (.csv or .tex), or draw a "
+                             "task's rows alone")
     if args.tail is not None:
         return _tail(args, results, ns, out)
-    if isinstance(ns, list) and results.runs is None:
-        _beyond_rounds(ns, results)
-    options = dict(estimator=args.estimator, method=args.method,
-                   confidence=args.confidence)
-    if results.runs is not None:  # a tuner's best so far across its runs
-        from evp.tables import anytime_table
-
-        table = anytime_table(results, ns=ns, confidence=args.confidence)
-    else:
-        # A readable set of budgets per model, up to its own rounds, unless given.
-        table = tuning_curve_table(results, **options, ns="readable" if ns is None
-                                   else None if ns == "all" else ns)
-
-    def draw():
-        from evp.plot import plot_tuning_curves
-
-        # The figure draws every budget unless the budgets were given.
-        return plot_tuning_curves(
-            results, **options, cost_unit=args.cost_unit,
-            ns=ns if isinstance(ns, list) else None,
-            x="cost" if args.cost else "trials")
-
-    estimator = _ESTIMATOR_NAMES[args.estimator]
-    what = ("Median best score so far across the runs" if results.runs is not None
-            else f"Tuning curves ({estimator})" + (
-                " and median tuning curves" if args.method else ""))
-    return _finish(table, out, draw, _caption(
-        what, results, args, bands=results.runs is not None or bool(args.method)),
-        force=args.force)
-
-
-# The estimators of the expected best score, as a caption names them.
-_ESTIMATOR_NAMES = {"v": "the V estimator of Dodge et al. 2019",
-                    "u": "the unbiased U estimator of Tang et al. 2020",
-                    "w": "the W estimator of Dodge et al. 2021"}
-
-
-def _curve_by_task(args, results, ns, out) -> int:
-    """evp curve --task: the tuning-curve table of every task, one after another
-    (a ``task`` column first); a figure draws one task at a time."""
-    from evp.tables import tuning_curve_table
-
-    if args.tail is not None or results.runs is not None:
-        raise UsageError("--task: --tail and --runs read one task at a time; run "
-                         "them on one task's rows")
-    if out is not None and out.suffix.lower() not in (".csv", ".tex"):
-        raise UsageError(f"--out {out.name}: a figure draws one task; with --task "
-                         "write the table (.csv or .tex), or draw a task's rows alone")
-    tables = []
-    for task, study in results.by_task().items():
-        table = tuning_curve_table(study, estimator=args.estimator,
-                                   method=args.method, confidence=args.confidence,
-                                   ns="readable" if ns is None else None
-                                   if ns == "all" else ns)
-        table.insert(0, "task", task)
-        tables.append(table)
-    table = pd.concat(tables, ignore_index=True)
-    return _finish(table, out, None, _caption(
-        f"Tuning curves ({_ESTIMATOR_NAMES[args.estimator]}) on each of "
-        f"{len(results.tasks)} tasks", results, args, bands=bool(args.method)),
-        force=args.force)
+    found = analyses.curves(results, estimator=args.estimator, method=args.method,
+                            confidence=args.confidence, ns=ns)
+    for sentence in found.notes:
+        _note(sentence)
+    return _finish(found.table, out, lambda: found.plot(
+        cost_unit=args.cost_unit, x="cost" if args.cost else "trials"),
+        found.caption(), force=args.force)
 
 
 def _tail(args, results, ns, out) -> int:
-    """evp curve --tail: each model's fitted noisy quadratic tail, its median curve
-    out to ten times the rounds run with the confidence set's band, and the
-    interval for the best achievable score."""
-    from evp.tables import tail_fits, tail_table
-
+    """evp curve --tail: each model's fitted noisy quadratic tail (see
+    evp.analyses.tail)."""
     args.names = {"threshold": "--tail"}  # in the library's messages
-    threshold, minimize = args.tail, results.minimize
-    best = "lowest achievable" if minimize else "best achievable"
-    fits = tail_fits(results, threshold, args.confidence)
-    for tail in fits:
-        fit, found = tail.fit, tail.found
-        shown = (f"the model is rejected (its {args.confidence:.0%} confidence set "
-                 "is empty" if found.empty else
-                 f"{best} {results.score_name} in [{tail.best[0]:.4g}, "
-                 f"{tail.best[1]:.4g}] ({args.confidence:.0%} confidence set; c in "
-                 f"{{{', '.join(map(str, found.c))}}}, o in [{found.o[0]:.3g}, "
-                 f"{found.o[1]:.3g}]")
-        print(f"{tail.model}: {shown}; {found.n_tail} of {found.n} rounds beyond "
-              f"{threshold:g}); fit a={fit.a:.4g}, b={fit.b:.4g}, c={fit.c}, "
-              f"o={fit.o:.3g}")
-        if found.n_tail < 30:
-            _note(f"{tail.model}: only {found.n_tail} rounds beyond {threshold:g}, "
-                  f"so the set is wide; a {'higher' if minimize else 'lower'} "
-                  "threshold keeps more of them")
-    table = tail_table(fits, ns)
-    print(f"median best of n by the fitted tail, and its {args.confidence:.0%} band "
-          f"(-inf where the model says nothing: below {threshold:g})")
-
-    def draw():
-        import matplotlib.pyplot as plt
-
-        from evp.plot import PALETTE, plot_extrapolation, theme
-
-        with plt.rc_context(theme()):
-            _, axes = plt.subplots(1, len(fits), squeeze=False, sharey=True,
-                                   figsize=(4.4 * len(fits), 3.8),
-                                   layout="constrained")
-            for ax, tail, color in zip(axes.flat, fits, PALETTE * 4, strict=False):
-                plot_extrapolation(tail.fit, tail.found, tail.scores,
-                                   label=str(tail.model), y=results.score_name,
-                                   color=color, ax=ax)
-            axes.flat[0].legend(fontsize="small")
-        return axes.flat[0]
-
-    return _finish(table, out, draw, _caption(
-        f"Tuning curves by the fitted noisy quadratic tail beyond {threshold:g}",
-        results, args), force=args.force)
+    found = analyses.tail(results, args.tail, args.confidence, ns)
+    for line in found.lines:
+        print(line)
+    for sentence in found.notes:
+        _note(sentence)
+    return _finish(found.table, out, found.plot, found.caption(), force=args.force)
 
 
 def compare(args: argparse.Namespace) -> int:
-    from evp.tables import compare_models, comparison_table, mean_cost_per_round
-
     if args.all or len(args.models) != 2 or args.task is not None:
         return _compare_many(args)
     if args.baseline is not None:
@@ -517,28 +429,13 @@ def compare(args: argparse.Namespace) -> int:
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
-    results = results.select([args.a, args.b])
-    _check_highlight(args, results)
-    if isinstance(ns, list) and results.runs is None:
-        _beyond_rounds(ns, results)
-    options = dict(confidence=args.confidence, method=args.method)
-    result = compare_models(results, args.a, args.b, ns, **options)
-    costs = mean_cost_per_round(results)
-    table = comparison_table(result, (args.a, args.b), costs=costs)
-
-    def draw():
-        from evp.plot import plot_comparison
-
-        # Every budget in the figure, unless the budgets were given.
-        drawn = result if isinstance(ns, list) else compare_models(
-            results, args.a, args.b, "all", **options)
-        return plot_comparison(drawn, (args.a, args.b), y=results.score_name,
-                               minimize=results.minimize, costs=costs,
-                               cost=results.cost, cost_unit=args.cost_unit)
-
-    return _finish(table, out, draw, _caption(
-        f"{args.a} against {args.b}: the evidence at each budget", results, args),
-        force=args.force)
+    _check_highlight(args, results.select([args.a, args.b]))
+    found = analyses.two_models(results, args.a, args.b, ns, args.confidence,
+                                method=args.method)
+    for sentence in found.notes:
+        _note(sentence)
+    return _finish(found.table, out, lambda: found.plot(cost_unit=args.cost_unit),
+                   found.caption(), force=args.force)
 
 
 def _compare_many(args: argparse.Namespace) -> int:
@@ -588,6 +485,7 @@ def _compare_many(args: argparse.Namespace) -> int:
     asked = args.adjust or "holm"
     adjust = None if asked == "none" else asked
     budgets = None if ns is None else ns
+    shown = None  # the table itself, unless it is summarised
     if results.task is not None:
         curves = task_curves(results, budgets if isinstance(budgets, list) else None,
                              args.confidence, method=args.method,
@@ -622,6 +520,11 @@ def _compare_many(args: argparse.Namespace) -> int:
         caption = _caption("Every pair's evidence that a beats b, family-wise"
                            if adjust else "Every pair's evidence, unadjusted",
                            results, args)
+        if not args.rows:
+            shown = _verdict_summary(table, found)
+            _note(f"each model's strong verdicts, at any budget, counted; every "
+                  f"pair's verdict at every budget ({len(table)} rows): --rows "
+                  "prints them, --out FILE.csv writes them")
 
     def draw():
         from evp.plot import plot_ranking
@@ -629,12 +532,30 @@ def _compare_many(args: argparse.Namespace) -> int:
         return plot_ranking(table, highlight=_listed(args.highlight),
                             y=results.score_name)
 
-    return _finish(table, out, draw, caption, force=args.force)
+    return _finish(table, out, draw, caption, force=args.force, shown=shown)
+
+
+def _verdict_summary(table, found) -> pd.DataFrame:
+    """Each model: whether it may still be best at the largest budget, and how
+    many models it beats, and is beaten by, with strong evidence at some budget
+    (every strong verdict holds family-wise over the pairs and budgets). Every
+    pair's rows (M(M-1) a budget: 79,600 for 200 models) are too many to read."""
+    last = table["n"].iloc[-1]
+    strong = table.loc[table["evidence"] == "strong", ["a", "b"]].drop_duplicates()
+    models = [str(m) for m in found.frame.columns]
+    summary = pd.DataFrame({
+        "model": models,
+        f"may be best at n = {last}": found.frame.loc[last].to_numpy(dtype=bool),
+        "strongly beats": strong["a"].value_counts().reindex(
+            models, fill_value=0).to_numpy(),
+        "strongly beaten by": strong["b"].value_counts().reindex(
+            models, fill_value=0).to_numpy()})
+    return summary.sort_values(list(summary.columns[1:]),
+                               ascending=[False, False, True], kind="stable")
 
 
 def plan(args: argparse.Namespace) -> int:
     from evp.plot import cost_unit
-    from evp.tables import compare_models, plan_sentence, plan_table
 
     if args.a == args.b:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
@@ -651,55 +572,22 @@ def plan(args: argparse.Namespace) -> int:
     if len(results.tasks) > 1:
         raise UsageError(f"--task: a plan compares two models on one task, and these "
                          f"results hold {len(results.tasks)}; plan on one task's rows")
-    results = results.select([args.a, args.b])
-    if results.runs is not None:
-        raise UsageError("--runs: plans for repeated runs of an adaptive tuner are "
-                         "not made yet; plan from one random search per model")
-    from evp.planning import MEMORY_LIMIT, max_replications, replication_memory
-
-    sizes = [len(results.scores_as_read[m]) for m in (args.a, args.b)]
-    plans = [(m, m) for m in args.more]
     if args.replications < 2:
         raise UsageError(f"--replications must be a whole number ≥ 2, got "
                          f"{args.replications}")
-    if replication_memory(*sizes, plans, args.replications) > MEMORY_LIMIT:
-        most = max_replications(*sizes, plans)
-        raise UsageError(
-            f"--replications {args.replications} would take about "
-            f"{replication_memory(*sizes, plans, args.replications) / 1e9:.3g} GB "
-            f"of memory; at most {most} fit in {MEMORY_LIMIT / 1e9:.0f} GB: give "
-            f"--replications {most} or fewer")
-    today = compare_models(results, args.a, args.b, [args.budget], args.confidence,
-                           method=args.method)
-    table = plan_table(results, args.a, args.b, args.budget, args.more,
-                       args.confidence, method=args.method,
-                       replications=args.replications, rng=args.seed,
-                       tail=args.tail)
-    strength, winner = today.strength()[0], today.winner((args.a, args.b))[0]
-    _note(f"today, at n = {args.budget}: "
-          + (f"{strength} evidence that {winner} is better" if winner
-             else "no evidence either way"))
-    _note("read the range, 'strong, low end' to 'strong, high end': the point "
-          "'strong either way' (simulated from the rounds so far) is too hopeful "
-          "on real searches (on HPOBench's grids by up to 0.19 over all pairs, "
-          "0.34 for near-equal ones); the low end is the "
-          f"least chance with each model inside its {args.confidence:.0%} CDF band, "
-          "the high end the more hopeful simulated reading (with tails, or "
-          "'if none beyond the extremes'), which may fall short where scores pile "
-          "up under a ceiling already reached")
-    unit = args.cost_unit or cost_unit(results.cost)
-    sentence = plan_sentence(table, args.budget, unit=unit)
-
-    def draw():
-        from evp.plot import plot_plan
-
-        return plot_plan(table, (args.a, args.b), args.budget)
-
-    status = _finish(table, out, draw, _caption(
-        f"{args.a} against {args.b}: the chance of a strong verdict at n = "
-        f"{args.budget} after more rounds ({args.replications} simulated futures)",
-        results, args), force=args.force)
-    print(sentence)
+    if results.runs is not None:
+        raise UsageError("--runs: plans for repeated runs of an adaptive tuner are "
+                         "not made yet; plan from one random search per model")
+    found = analyses.plan(results, args.a, args.b, args.budget, args.more,
+                          args.confidence, method=args.method,
+                          replications=args.replications, seed=args.seed,
+                          tail=args.tail,
+                          unit=args.cost_unit or cost_unit(results.cost))
+    for sentence in found.notes:
+        _note(sentence)
+    status = _finish(found.table, out, found.plot, found.caption(),
+                     force=args.force)
+    print(found.sentence)
     return status
 
 
@@ -715,19 +603,6 @@ def _more_rounds(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(
             f"expected whole numbers of rounds ≥ 0 such as 10,20,50, got {text!r}")
     return sorted(set(values))
-
-
-def _beyond_rounds(ns: list[int], results) -> None:
-    """Say where a budget asked for lies beyond a model's rounds."""
-    rounds = {m: s.size for m, s in results.scores_as_read.items()}
-    short = {m: r for m, r in rounds.items() if max(ns) > r}
-    if short:
-        beyond = [n for n in ns if n > min(short.values())]
-        shown = ", ".join(map(str, beyond[:5])) + (", …" if len(beyond) > 5 else "")
-        models = ", ".join(f"{m} {r}" for m, r in list(short.items())[:5])
-        _note(f"n = {shown} beyond the rounds run ({models}"
-              f"{', …' if len(short) > 5 else ''}): there V and W extrapolate from "
-              "the rounds run, U stops, and the bands widen")
 
 
 def _check_highlight(args: argparse.Namespace, results) -> None:
@@ -1144,6 +1019,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="compare every model: the set that may still be best "
                           "and every pair's verdict, family-wise over the pairs "
                           "and budgets")
+    two.add_argument("--rows", action="store_true",
+                     help="with three or more models: print every pair's verdict "
+                          "at every budget (default: how many models each one "
+                          "beats, and is beaten by, with strong evidence; --out "
+                          "FILE.csv writes every row)")
     two.add_argument("--highlight", metavar="MODEL[,MODEL]",
                      help="with several models: the model(s) to draw in bold in "
                           "the figure --out writes (default: none)")
@@ -1372,6 +1252,7 @@ _OPTIONS = {
     "mode": "--mode", "per_trial": "--per-trial", "backend": "--backend",
     "address": "--address", "failed": "--failed", "order": "--order",
     "bounds": "--bounds", "experiment": "--experiment", "runs": "--runs",
+    "replications": "--replications",
 }
 _KEYWORD = re.compile(
     r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")

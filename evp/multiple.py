@@ -157,9 +157,10 @@ def best_set_mask(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return upper >= lower.max(axis=0, keepdims=True)
 
 
-def pair_evidence(edges, a: int, b: int) -> np.ndarray:
+def pair_evidence(edges, a, b) -> np.ndarray:
     """The labels of :func:`evp.compare` for "model a beats model b", per budget,
-    from oriented edges (:func:`oriented_edges`) and the models' row numbers."""
+    from oriented edges (:func:`oriented_edges`) and the models' row numbers;
+    given arrays of row numbers (P,), the labels of those P pairs, (P, N)."""
     lower, estimate, upper = edges
     return _evidence(lower[a], estimate[a], upper[a], lower[b], estimate[b],
                      upper[b], lower[a].shape)

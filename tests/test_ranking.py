@@ -155,6 +155,65 @@ def test_baseline_mode_gives_the_pairs_with_the_baseline_only():
         evp.compare_all(scores, [1], baseline="z")
 
 
+def _compare_all_one_pair_at_a_time(scores, ns, confidence, *, adjust, baseline,
+                                    minimize):
+    """compare_all's table as it was built before it was vectorised: a frame per
+    ordered pair, from the same bands (the reference for the vectorised one)."""
+    from evp.multiple import (
+        band_confidence,
+        model_bands,
+        oriented_edges,
+        pair_evidence,
+    )
+
+    models = list(scores)
+    each = band_confidence(confidence, len(models), adjust)
+    bands = model_bands(scores, ns, each, minimize=minimize)
+    edges = oriented_edges(bands)
+    budgets = next(iter(bands.values())).ns
+    pairs = [(i, j) for i, j in itertools.permutations(range(len(models)), 2)
+             if baseline is None or str(baseline) in (models[i], models[j])]
+    rows = []
+    for i, j in pairs:
+        rows.append(pd.DataFrame({
+            "a": models[i], "b": models[j], "n": budgets,
+            "evidence": pair_evidence(edges, i, j),
+            "a median": bands[models[i]].estimate,
+            "b median": bands[models[j]].estimate}))
+    table = pd.concat(rows, ignore_index=True)
+    if np.all(budgets == np.round(budgets)):
+        table["n"] = table["n"].astype(int)
+    return table
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_vectorised_verdicts_are_the_pairwise_loops(seed):
+    rng = np.random.default_rng(seed)
+    models = [f"m{i}" for i in range(rng.integers(2, 9))]
+    # Few distinct values: ties within and between models, and equal models.
+    scores = {m: np.round(rng.normal(rng.normal(0, 0.3), 1, rng.integers(5, 40)), 1)
+              for m in models}
+    scores[models[-1]] = scores[models[0]].copy()
+    ns = [1, 2, 3, 5, 8][: rng.integers(1, 6)]
+    adjust = [None, "holm"][seed % 2]
+    baseline = models[1] if seed % 3 == 0 else None
+    minimize = seed % 4 == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ties are said
+        table = evp.compare_all(scores, ns, adjust=adjust, baseline=baseline,
+                                minimize=minimize)
+        reference = _compare_all_one_pair_at_a_time(
+            scores, ns, CONFIDENCE, adjust=adjust, baseline=baseline,
+            minimize=minimize)
+        pd.testing.assert_frame_equal(
+            table.drop(columns=["band confidence", "adjust"]), reference)
+        if adjust is None:  # each pair alone: evp.compare's own verdicts
+            for (a, b), rows in table.groupby(["a", "b"], sort=False):
+                alone = evp.compare(scores[a], scores[b], ns, CONFIDENCE,
+                                    minimize=minimize)
+                assert rows["evidence"].tolist() == list(alone.evidence)
+
+
 def test_losses_flip_the_verdicts_and_the_set():
     rng = np.random.default_rng(6)
     low, high = rng.normal(0, 0.1, 80), rng.normal(1, 0.1, 80)
@@ -419,3 +478,30 @@ def test_the_many_model_figures_draw_without_overlaps(models):
     for name, ax in figures.items():
         assert text_overlaps(ax.figure) == [], name
         plt.close(ax.figure)
+
+
+def test_compare_all_prints_a_summary_and_every_row_when_asked(tmp_path, capsys):
+    from evp.cli import main
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "four.csv"
+    # a far above three equal models: a beats each strongly, none beats another.
+    pd.DataFrame({"model": np.repeat(list("abcd"), 30),
+                  "acc": np.r_[rng.normal(1, .1, 30), rng.normal(0, .1, 90)]}
+                 ).to_csv(path, index=False)
+    common = ["compare", str(path), "--score", "acc", "--group", "model", "--all",
+              "--ns", "1,5"]
+    assert main(common) == 0
+    out, err = capsys.readouterr()
+    lines = out.strip().splitlines()
+    assert lines[0].split() == ["model", "may", "be", "best", "at", "n", "=", "5",
+                                "strongly", "beats", "strongly", "beaten", "by"]
+    assert [line.split()[0] for line in lines[1:]] == ["a", "b", "c", "d"]
+    assert [line.split()[-2:] for line in lines[1:]] == [
+        ["3", "0"], ["0", "1"], ["0", "1"], ["0", "1"]]
+    assert "--rows prints them" in err
+    assert main([*common, "--rows"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 1 + 4 * 3 * 2
+    assert main([*common, "--out", str(tmp_path / "pairs.csv")]) == 0
+    assert len(capsys.readouterr().out.split("wrote")[0].strip().splitlines()) == 1 + 4
+    assert len(pd.read_csv(tmp_path / "pairs.csv")) == 4 * 3 * 2
