@@ -151,3 +151,78 @@ def test_a_name_with_a_blank_line_keeps_a_latex_table_s_rows(tmp_path, capsys):
     rows = [line for line in lines if not line.startswith("\\") or "&" in line]
     assert all(line.endswith("\\\\") for line in rows), table
     assert sum(line.startswith("one  two &") for line in rows) == 2, table
+
+
+# ------------------------------------------------------------------ names as written
+
+MISSING_LIKE = ["None", "NA", "nan", "NaN", "null", "N/A", "#N/A", "<NA>", "-nan"]
+
+
+def test_models_named_like_missing_values_are_those_models(tmp_path, capsys):
+    path = results_of(tmp_path, [*MISSING_LIKE, "01", "1"])
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1")
+    assert status == 0, err
+    shown = [line.split()[0] for line in out.splitlines()[1:]]
+    assert shown == [*MISSING_LIKE, "01", "1"]
+
+
+def test_an_empty_model_name_is_refused_and_dropped_alone(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    rows = ["model,acc", *(f"{m},0.{i + 1}" for m in ("None", "NA", "a")
+                           for i in range(4)), ",0.9", " ,0.8"]
+    path.write_text("\n".join(rows) + "\n")
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1")
+    assert status == 2 and out == "", err
+    assert err.startswith("evp curve: group column 'model' has missing or empty "
+                          "model names in rows 13, 14 "), err
+    assert err.count("\n") == 1
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1", "--failed", "drop")
+    assert status == 0, err
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["None", "NA", "a"]
+
+
+def test_tasks_named_like_missing_values_are_those_tasks(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"task": np.repeat(["NA", "None", "t"], 24),
+                          "model": np.tile(np.repeat(["a", "b"], 12), 3),
+                          "acc": rng.uniform(0.5, 0.9, 72).round(4)})
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--task", "task", "--ns", "1")
+    assert status == 0, err
+    assert [line.split()[0] for line in out.splitlines()[1:]] == [
+        "NA", "NA", "None", "None", "t", "t"]
+
+
+def jsonl(tmp_path, names):
+    import json
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps({"model": m, "acc": 0.5 + 0.01 * i}) + "\n"
+                            for m in names for i in range(5)))
+    return path
+
+
+def test_a_number_and_the_text_of_it_are_not_pooled(tmp_path, capsys):
+    path = jsonl(tmp_path, [1, "1"])
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1")
+    assert status == 2 and out == ""
+    assert err == ("evp curve: group column 'model' holds 1 (int) and '1' (str), "
+                   "one name once read as text: write every name of the column as "
+                   "text, or rename one\n")
+
+
+@pytest.mark.parametrize("pair", [("a b", "a  b"), ("a", "a "), ("a\tb", "a b"),
+                                  ("x", " x")])
+def test_names_that_differ_only_in_spaces_are_refused(tmp_path, capsys, pair):
+    path = jsonl(tmp_path, pair)
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "differ only in their spaces" in err, err
+    assert f"{pair[0]!r} and {pair[1]!r}".replace("\t", "\\t") in err, err

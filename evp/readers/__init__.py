@@ -31,7 +31,7 @@ import pandas as pd
 from evp._validation import as_choice
 from evp.multiple import holm
 from evp.readers import sklearn
-from evp.readers.files import _unique_trials, load_search, separator_hint
+from evp.readers.files import Columns, _unique_trials, load_search, separator_hint
 from evp.readers.registry import READERS, READERS_GROUP, plugin_readers, read_source
 from evp.results import ASSUMED_DIRECTION, FAILURES, Results
 from evp.significance import exchangeability_test
@@ -331,7 +331,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     reader, base, frame, origin = read_source(
         path_or_frame, score=score, sep=sep, decimal=decimal, study=study,
         metric=metric, mode=mode, per_trial=per_trial, experiment=experiment,
-        columns=(score, group, cost, order, runs, task))
+        columns=Columns(score, group, cost, order, runs, task,
+                        names=(group, task, runs)))
     name = base.name if base is not None else None
     if base is not None and (reader.names_score or base.tuner in _NAMING):
         # These readers resolved the score ("accuracy" → "mean_test_accuracy").
@@ -381,6 +382,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     notes += more
     frame[score] = np.where(frame.index.isin(kept_failed),
                             np.inf if minimize else -np.inf, _numbers(frame, score))
+    _distinct_names(frame, roles)
     if group is not None:
         frame[group] = frame[group].astype(str)
     if task is not None:
@@ -634,6 +636,36 @@ def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool
     return frame[~bad].reset_index(drop=True), np.array([], dtype=int), dropped, notes
 
 
+def _distinct_names(frame: pd.DataFrame, roles: dict) -> None:
+    """Names that are two as written but one, or alike, once shown are refused,
+    naming both: a number and the text of the same spelling (JSON's 1 and "1"),
+    which read as text would pool two models into one; and names that differ
+    only in their spaces ("a b", "a  b", "a b "), which print alike."""
+    for role in ("group", "task", "runs"):
+        column = roles.get(role)
+        if column is None:
+            continue
+        seen: dict = {}
+        spaced: dict = {}
+        for value in pd.unique(frame[column]):
+            text = str(value)
+            if text in seen:
+                first = seen[text]
+                raise ValueError(
+                    f"{role} column {column!r} holds {first!r} "
+                    f"({type(first).__name__}) and {value!r} "
+                    f"({type(value).__name__}), one name once read as text: write "
+                    f"every name of the column as text, or rename one")
+            seen[text] = value
+            key = " ".join(text.split())
+            if key in spaced:
+                raise ValueError(
+                    f"{role} column {column!r} holds {spaced[key]!r} and {text!r}, "
+                    "names that differ only in their spaces and print alike: "
+                    "write them alike, or rename one")
+            spaced[key] = text
+
+
 def _order_column(frame: pd.DataFrame, exclude: set) -> str | None:
     """A column that gives each round's place in the search, by its usual name
     and whole-number values."""
@@ -865,11 +897,16 @@ def _bad_rows(frame: pd.DataFrame, roles: dict):
             failures.append((marked, f"column {column!r} marks crashed, failed or "
                                      "killed rounds (their logged scores are not "
                                      "final)"))
-    group = roles.get("group")
-    if group is not None:
-        missing = frame[group].isna().to_numpy()
+    for role, what in (("group", "model"), ("task", "task")):
+        column = roles.get(role)
+        if column is None:
+            continue
+        # An empty name (or blanks) names nothing: missing, as a None is.
+        missing = (frame[column].isna() | frame[column].map(
+            lambda v: isinstance(v, str) and not v.strip())).to_numpy(dtype=bool)
         if missing.any():
-            problems.append((missing, f"group column {group!r} has missing values"))
+            problems.append((missing, f"{role} column {column!r} has missing or "
+                                      f"empty {what} names"))
     cost = roles.get("cost")
     if cost is not None:
         costs = _numbers(frame, cost)

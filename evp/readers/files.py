@@ -176,6 +176,22 @@ def sqlite_snapshot(path: Path):
         yield copy
 
 
+class Columns(tuple):
+    """The columns a caller needs, by role: ``columns.names`` are those that
+    name things (the models, the tasks, the runs), read as written."""
+
+    def __new__(cls, *columns, names=()):
+        made = super().__new__(cls, columns)
+        made.names = tuple(c for c in names if c is not None)
+        return made
+
+
+# pandas' strings for a missing value (read_csv's na_values default): read so in
+# every column but those naming things, where "None", "NA" or "nan" is a name.
+_MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+            "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a",
+            "nan", "null")
+
 # Bigger files than this are read column by column: only the columns the
 # reader needs, with a progress bar.
 BIG_FILE = 64 * 2**20
@@ -379,6 +395,13 @@ def read_table(path: Path, sep: str | None = None,
                          "rename them first")
     options = dict(sep=sep if len(sep) == 1 else re.escape(sep), decimal=decimal,
                    encoding=encoding, engine="c" if len(sep) == 1 else "python")
+    names = [c for c in getattr(columns, "names", ()) if c in header]
+    if names:
+        # A model called None, NA or 01 is that name, not a missing value or
+        # the number 1; an empty cell stays empty text, refused as a name.
+        options.update(dtype=dict.fromkeys(names, str), keep_default_na=False,
+                       na_values={c: list(_MISSING) for c in header
+                                  if c not in names})
     big = path.stat().st_size > BIG_FILE and columns is not None and header
     if big and not _is_tool_export(header):
         wanted = {str(c) for c in columns if c is not None}
