@@ -1576,6 +1576,16 @@ def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
         ax.plot(n, part["scaled median"], color=color, marker="o", markersize=3,
                 linewidth=2.4 if model in _highlighted(named, highlight) else 1.4,
                 label=model)
+    budgets = ranked["n"].to_numpy(float)
+    if not np.isfinite(ranked["scaled median"].to_numpy(float)).any():
+        # Every task's scores tie (each scale is empty), so no point is drawn:
+        # the axis spans the budgets (a log axis of no data cannot be drawn),
+        # and the figure says why it is empty.
+        ax.set_xlim(budgets.min(), max(budgets.max(), budgets.min() * 10))
+        ax.set_ylim(0, 1)
+        ax.text(0.5, 0.5, "every model scores the same on every task:\nno scale to "
+                "place the curves on", transform=ax.transAxes, ha="center",
+                va="center", color="0.3")
     ax.set_xscale("log")
     plain_log_axis(ax.xaxis)
     ax.set(xlabel="budget n (rounds)",

@@ -30,6 +30,7 @@ intervals cover.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -466,11 +467,22 @@ def rank_table(curves: pd.DataFrame, confidence: float = 0.8) -> pd.DataFrame:
     _, _, _, low = _cube(curves, "scaled lower")
     _, _, _, high = _cube(curves, "scaled upper")
     _, _, _, best = _cube(curves, "best")
-    ranked = ranks(median)
-    with np.errstate(invalid="ignore"):
+    _, _, _, raw = _cube(curves, "median")
+    # A task whose curves all tie has no scale (its scaled curves are NaN), yet
+    # its models have rounds there: they tie, and are not absent.
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a task no model has
+        same = np.nanmax(raw, axis=1, keepdims=True) == np.nanmin(raw, axis=1,
+                                                                  keepdims=True)
+    tied = np.isnan(median) & ~np.isnan(raw) & same
+    ranked = ranks(np.where(tied, 0.0, median))
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        # Tasks that all tie leave no scaled value to average: NaN, said by
+        # the report, not numpy's "mean of empty slice".
+        warnings.simplefilter("ignore", RuntimeWarning)
         rows = []
         for k, n in enumerate(budgets):
-            present = ~np.isnan(median[:, :, k])
+            present = ~np.isnan(raw[:, :, k])
             rows.append(pd.DataFrame({
                 "n": n, "model": models,
                 "mean rank": np.nanmean(ranked[:, :, k], axis=0),

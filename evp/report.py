@@ -794,6 +794,9 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
 
     figures, sections = {}, []
     models = len(results.models)
+    tied = _tied_tasks(results)
+    if tied:
+        sections.append(("Ties", tied))
     with matplotlib.rc_context(theme()):
         curves = task_curves(results, None, confidence, method=method)
         ranked = rank_table(curves, confidence)
@@ -866,6 +869,30 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         sections.append(("Aggregate tuning curves on each task's scale",
                          "aggregate"))
     return sections, figures, vectors
+
+
+def _tied_tasks(results) -> list[str]:
+    """A sentence for the tasks on which every round of every model scores the
+    same: the models tie there, and the task has no scale (0 to 1) for the
+    aggregate curves and the tests across tasks."""
+    scores = {task: part.frame[part.score].dropna().unique()
+              for task, part in results.by_task().items()}
+    tied = [task for task, values in scores.items() if len(values) == 1]
+    if not tied:
+        return []
+    if len(tied) == len(scores):
+        values = {_value(one[0]) for one in scores.values()}
+        return ["Every model scores the same on every task ("
+                + (f"every round scores {values.pop()}" if len(values) == 1
+                   else "each task's rounds all score one value")
+                + "): the models tie at every budget, and no task has a range of "
+                "scores to place them on, so there is no aggregate curve and no "
+                "test across tasks can tell them apart."]
+    named = ", ".join(str(t) for t in tied[:6]) + (", …" if len(tied) > 6 else "")
+    return [f"On {len(tied)} of {len(scores)} tasks ({named}) every round of every "
+            "model scores the same: the models tie there, and those tasks have no "
+            "range of scores to place them on, so the aggregate curves and the "
+            "tests across tasks leave them out."]
 
 
 def _members(chosen: list, models: int) -> str:

@@ -442,3 +442,45 @@ def test_the_report_collects_evps_warnings_and_drops_the_libraries():
     assert "from evp" in said and any("tie" in text for text in said)
     assert not any("Glyph" in text or "constrained_layout" in text
                    or "library's" in text for text in said), said
+
+
+def test_a_report_across_tasks_on_all_tied_scores_draws_and_says_the_tie(tmp_path):
+    """Every model 0.5 on every task: the aggregate figure once failed with
+    matplotlib's "Data cannot be log-scaled"; the report says the tie, and the
+    three models share the mean rank (1 + 2 + 3) / 3 = 2, none absent."""
+    from evp.cli import main
+
+    path = tmp_path / "tied.csv"
+    pd.DataFrame([(t, m, 0.5) for t in ("t1", "t2", "t3") for m in "abc"
+                  for _ in range(10)], columns=["task", "model", "acc"]
+                 ).to_csv(path, index=False)
+    out = tmp_path / "tied.md"
+    assert main(["report", str(path), "--score", "acc", "--group", "model",
+                 "--task", "task", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "Every model scores the same on every task (every round scores 0.5)" in text
+    assert "no model has rounds" not in text
+    figure = tmp_path / "tied-figures" / "aggregate.png"
+    assert figure.read_bytes().startswith(b"\x89PNG")  # drawn
+    import evp
+    from evp.ranking import rank_table, task_curves
+
+    results = evp.read_results(path, score="acc", group="model", task="task")
+    ranked = rank_table(task_curves(results, [1, 5]))
+    assert ranked["mean rank"].tolist() == [2.0] * 6
+    assert ranked["tasks"].tolist() == [3] * 6
+
+
+def test_a_report_says_which_tasks_tie():
+    import evp
+    from evp.report import build_report
+
+    rng = np.random.default_rng(1)
+    rows = [("t1", m, 0.5) for m in "ab" for _ in range(10)]
+    rows += [("t2", m, s) for m in "ab" for s in rng.normal(size=10)]
+    rows += [("t3", m, s) for m in "ab" for s in rng.normal(size=10)]
+    results = evp.read_results(pd.DataFrame(rows, columns=["task", "model", "acc"]),
+                               score="acc", group="model", task="task")
+    report = build_report(results)
+    assert "On 1 of 3 tasks (t1) every round of every model scores the same" in (
+        report.to_markdown())
