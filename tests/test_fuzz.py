@@ -77,7 +77,7 @@ def tree(folder: Path) -> dict:
             for p in sorted(folder.rglob("*"))}
 
 
-def check(folder: Path, *args) -> None:
+def check(folder: Path, *args) -> int:
     """Run evp on the input in `folder`: exit 0, or 2 with one line of error;
     no traceback; the folder as it was."""
     before = tree(folder)
@@ -97,6 +97,7 @@ def check(folder: Path, *args) -> None:
                   if line.startswith("evp ") and ": warning:" not in line]
         assert len(errors) == 1, text
     assert tree(folder) == before
+    return status
 
 
 def _options(columns: list[str], draw) -> list[str]:
@@ -305,3 +306,59 @@ def test_random_edits_of_a_smac_run(data, failed):
     files = [f"{seed}/{name}" for seed in (0, 1)
              for name in ("runhistory.json", "scenario.json")]
     _fuzz_tool_records(run, files, data, "--failed", failed)
+
+
+# Model and task names that have been read, pooled or shown wrongly: missing-value
+# spellings, numbers and their text, spaces, bidirectional controls, newlines,
+# spreadsheet formulas, slashes (the task/model keys).
+HOSTILE = st.one_of(
+    st.sampled_from(["None", "NA", "nan", "null", "N/A", "", " ", "1", "01", "1.0",
+                     "-1", "a", "a b", "a  b", "a ", " a", "a\tb", "x\u202ey",
+                     "\u2066z\u2069", "\u200fr", "\u061cq", "a\nb", "a\n\nb",
+                     "\rx", "=1+2", "+x", "-x", "@x", "\tx", "a/b", "a/b/c", "/",
+                     "x/", "\\", "%", "&", "_"]),
+    st.integers(-3, 3),
+    st.text(max_size=5))
+
+
+@pytest.mark.slow
+@FUZZ
+@given(models=st.lists(HOSTILE, min_size=2, max_size=4),
+       tasks=st.lists(HOSTILE, min_size=1, max_size=3),
+       as_json=st.booleans(), out=st.sampled_from([".csv", ".tex"]),
+       command=st.sampled_from(["curve", "compare"]))
+def test_hostile_model_and_task_names(models, tasks, as_json, out, command):
+    rows = [{"task": task, "model": model, "acc": round(0.5 + (i * 7 % 10) / 50, 3)}
+            for task in tasks for model in models for i in range(4)]
+    with tempfile.TemporaryDirectory() as folder, \
+            tempfile.TemporaryDirectory() as written:
+        if as_json:  # numbers stay numbers
+            path = Path(folder) / "runs.jsonl"
+            path.write_text("".join(json.dumps(row) + "\n" for row in rows),
+                            encoding="utf-8")
+        else:  # every name as text, quoted (a carriage return included)
+            path = Path(folder) / "runs.csv"
+            with open(path, "w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, ["task", "model", "acc"],
+                                        quoting=csv.QUOTE_NONNUMERIC)
+                writer.writeheader()
+                writer.writerows(rows)
+        table = Path(written) / f"table{out}"
+        options = ["--score", "acc", "--group", "model", "--ns", "1,3",
+                   "--out", table]
+        if len({str(t) for t in tasks}) > 1 or command == "compare":
+            options += ["--task", "task"]
+        if command == "compare":
+            options += ["--all"]
+        status = check(Path(folder), command, path, *options)
+        if status == 0 and out == ".csv":
+            with open(table, newline="", encoding="utf-8") as handle:
+                cells = [cell for row in csv.reader(handle) for cell in row]
+            for cell in cells:
+                if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                    float(cell)  # only a number may start like a formula
+        if status == 0 and out == ".tex":
+            text = table.read_text(encoding="utf-8")
+            body = text[text.index("\\begin{tabular}"):text.index("\\end{tabular}")]
+            assert "\n\n" not in body and "\u202e" not in body, body
+
