@@ -12,7 +12,14 @@ drift apart.
   model's repeated runs), with the median bands; by task with a task column.
 * :func:`tail` — each model's fitted noisy quadratic tail, extrapolated.
 * :func:`two_models` — does model A beat model B, at each budget?
-* :func:`plan` — what more rounds of both would settle at a budget.
+* :func:`plan` — what more rounds of both would settle at a budget;
+  :func:`what_would_settle` — the same sentence for several pairs.
+* :func:`many_models` — three or more models on one task: what may still be
+  best, and every pair's verdict, family-wise; :func:`pairs` — each pair of a
+  few models alone.
+* :func:`many_tasks` — many models on many tasks: ranks, the aggregate curve,
+  where the budget changes the answer, which pairs differ across tasks.
+* :func:`budgets` — the rounds each model needs to reach a target.
 
 Sentences come in two forms: :attr:`Analysis.notes` for the terminal, and
 :meth:`Analysis.for_paper`, which drops the advice on evp's options (a
@@ -21,6 +28,7 @@ paper's reader has no use for ``pass --minimize``).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -37,9 +45,11 @@ from evp.planning import (
 )
 from evp.results import Results
 
-__all__ = ["DEFAULT_MORE_ROUNDS", "ESTIMATORS", "METHODS", "Analysis", "Curves",
-           "Plan", "Tail", "TwoModels", "curves", "for_paper", "plan", "tail",
-           "two_models"]
+__all__ = ["DEFAULT_MORE_ROUNDS", "ESTIMATORS", "METHODS", "Analysis", "Budgets",
+           "Curves", "ManyModels", "ManyTasks", "Pairs", "Plan", "Tail",
+           "TwoModels", "budgets", "curves", "for_paper", "many_models",
+           "many_tasks", "pairs", "plan", "tail", "two_models",
+           "what_would_settle"]
 
 #: The estimators of the expected best score, as a caption names them.
 ESTIMATORS = {"v": "the V estimator of Dodge et al. 2019",
@@ -373,3 +383,318 @@ def plan(results: Results, a: str, b: str, budget: int, more=DEFAULT_MORE_ROUNDS
                 f"after more rounds ({replications} simulated futures)",
                 confidence, method, notes, a, b, budget,
                 plan_sentence(table, budget, unit=unit), replications)
+
+
+# ------------------------------------------------------- many models, one task
+
+@dataclass(frozen=True)
+class ManyModels(Analysis):
+    """Three or more models on one task (:func:`many_models`): what may still
+    be best, and every pair's verdict, family-wise.
+
+    ``table`` is :func:`evp.compare_all`'s (one row per ordered pair and
+    budget); ``best`` the :class:`evp.BestSet`; ``open_`` the budgets where
+    every band is open (no verdict can be strong there); ``last`` the budget the
+    matrix shows: the largest where a verdict can be strong.
+    """
+
+    best: object = None
+    open_: pd.Series | None = None
+    last: object = None
+    adjust: str | None = "holm"
+
+    def summary(self) -> pd.DataFrame:
+        """Each model: whether it may still be best at the largest budget, and
+        how many models it beats, and is beaten by, with strong evidence at
+        some budget (every strong verdict holds family-wise over the pairs and
+        budgets). Every pair's rows (M(M-1) a budget: 79,600 for 200 models)
+        are too many to read."""
+        table = self.table
+        last = table["n"].iloc[-1]
+        strong = table.loc[table["evidence"] == "strong", ["a", "b"]
+                           ].drop_duplicates()
+        models = [str(m) for m in self.best.frame.columns]
+        summary = pd.DataFrame({
+            "model": models,
+            f"may be best at n = {last}": self.best.frame.loc[last].to_numpy(
+                dtype=bool),
+            "strongly beats": strong["a"].value_counts().reindex(
+                models, fill_value=0).to_numpy(),
+            "strongly beaten by": strong["b"].value_counts().reindex(
+                models, fill_value=0).to_numpy()})
+        return summary.sort_values(list(summary.columns[1:]),
+                                   ascending=[False, False, True], kind="stable")
+
+    def matrix(self, n=None) -> pd.DataFrame:
+        """The evidence that the row beats the column at budget `n` (default
+        :attr:`last`), a column of row names first ("–" on the diagonal)."""
+        n = self.last if n is None else n
+        table = self.table
+        matrix = table[table["n"] == n].pivot(index="a", columns="b",
+                                              values="evidence")
+        models = self.results.models
+        matrix = matrix.reindex(index=models, columns=models).fillna("–")
+        # Built column by column: a model may be called "a" (the index's name).
+        shown = pd.DataFrame({"beats →": matrix.index.to_numpy()})
+        for column in matrix.columns:
+            shown[column] = matrix[column].to_numpy()
+        return shown
+
+    def leader_pairs(self) -> list[tuple[str, str]]:
+        """The leader at the largest budget against every other model, each
+        pair in the results' order: the pairs worth planning for."""
+        estimate = self.best.estimate.iloc[-1]
+        leader = estimate.idxmin() if self.results.minimize else estimate.idxmax()
+        place = {m: i for i, m in enumerate(self.results.models)}
+        return [tuple(sorted((leader, m), key=place.get))
+                for m in self.results.models if m != leader]
+
+    def plot(self, *, highlight=None, **options):
+        """The verdict matrix at :attr:`last`."""
+        from evp.plot import plot_verdict_matrix
+
+        return plot_verdict_matrix(self.table, self.last, highlight=highlight,
+                                   **options)
+
+    def plot_best(self, *, highlight=None, **options):
+        """The set that may still be best, by budget."""
+        from evp.plot import plot_best_set
+
+        return plot_best_set(self.best.frame, highlight=highlight, **options)
+
+
+def many_models(results: Results, ns=None, confidence: float = 0.8, *,
+                adjust: str | None = "holm", baseline: str | None = None,
+                method: str = "ld_highest_density", most: int | None = 20
+                ) -> ManyModels:
+    """What may still be best among the models of one task, and every pair's
+    verdict (:func:`evp.best_set`, :func:`evp.compare_all`), read where the
+    verdicts can be strong: the same sentences on the terminal and in the
+    report. `most` caps the verdict sentences."""
+    from evp.ranking import (
+        best_set,
+        compare_all,
+        open_budgets,
+        verdict_budget,
+        verdict_sentences,
+    )
+
+    budgets = ns if isinstance(ns, list) else None if ns is None else ns
+    table = compare_all(results, budgets, confidence, adjust=adjust,
+                        baseline=baseline, method=method)
+    found = best_set(results, budgets, confidence, method=method)
+    open_ = open_budgets(results, budgets, table["band confidence"].iloc[0],
+                         method=method)
+    notes = (*found.describe(),
+             *verdict_sentences(table, open_, confidence, adjust=adjust, most=most))
+    what = ("Every pair's evidence that a beats b, family-wise" if adjust
+            else "Every pair's evidence, unadjusted")
+    return ManyModels(results, table, what, confidence, method, notes, found,
+                      open_, verdict_budget(open_), adjust)
+
+
+# ------------------------------------------------------------- many tasks
+
+@dataclass(frozen=True)
+class ManyTasks(Analysis):
+    """Many models on many tasks (:func:`many_tasks`): ``table`` is
+    :func:`evp.ranking.rank_table`'s (mean rank and the aggregate curve, by
+    model and budget); ``curves`` each task's curves on its own scale;
+    ``pairs`` the pairs' Wilcoxon tests across tasks; ``counted`` each pair's
+    tasks counted one by one."""
+
+    curves: pd.DataFrame | None = None
+    pairs: pd.DataFrame | None = None
+    counted: pd.DataFrame | None = None
+    changes: tuple[str, ...] = ()
+    across: tuple[str, ...] = ()
+
+    def ranks(self) -> pd.DataFrame:
+        """Mean rank by budget, a column per budget, the models in their order
+        at the largest budget."""
+        ranked = self.table
+        shown = ranked.pivot(index="model", columns="n", values="mean rank")
+        order = ranked[ranked["n"] == ranked["n"].max()]["model"]
+        shown = shown.reindex(list(order))
+        shown.columns = [f"n = {n}" for n in shown.columns]
+        return shown.reset_index()
+
+    def at_largest(self) -> pd.DataFrame:
+        """The aggregate median and its band at the largest budget."""
+        ranked = self.table
+        return ranked[ranked["n"] == ranked["n"].max()].drop(columns="n")
+
+    def best_by_task(self) -> pd.DataFrame:
+        """Per task and budget, the models that may still be best (every
+        task's bands at once): their names, "all", or how many."""
+        curves, models = self.curves, len(self.results.models)
+        members = (curves[curves["best"]].groupby(["task", "n"], sort=False)
+                   ["model"].agg(list))
+
+        def cell(chosen):
+            if len(chosen) == models:
+                return "all"
+            return ", ".join(chosen) if len(chosen) <= 4 else f"{len(chosen)} models"
+
+        tasks = self.results.tasks
+        return pd.DataFrame({"task": tasks, **{
+            f"n = {n}": [cell(members.get((task, n), [])) for task in tasks]
+            for n in sorted(set(curves["n"]))}})
+
+    def wins(self) -> pd.DataFrame:
+        """At the largest budget, the share of tasks on which the row's median
+        curve is ahead of the column's."""
+        pairs = self.pairs
+        matrix = pairs[pairs["n"] == pairs["n"].max()]
+        share = {(a, b): w for a, b, w in matrix[["a", "b", "a wins"]].itertuples(
+            index=False)}
+        share |= {(b, a): 1 - w for (a, b), w in list(share.items())}
+        models = self.results.models
+        shown = pd.DataFrame({"wins on (share of tasks) →": models})
+        for b in models:
+            shown[b] = [("–" if a == b else f"{share.get((a, b), float('nan')):.2f}")
+                        for a in models]
+        return shown
+
+    def missing(self) -> list[str]:
+        """The incomplete blocks: each model without rounds on a task."""
+        return [f"{m} has no rounds on {t}" for t, part in
+                self.results.by_task().items() for m in self.results.models
+                if m not in part.models]
+
+    def plot(self, *, highlight=None, **options):
+        """Mean rank against the budget."""
+        from evp.plot import plot_ranks
+
+        return plot_ranks(self.table, highlight=highlight, **options)
+
+
+def many_tasks(results: Results, ns=None, confidence: float = 0.8, *,
+               baseline: str | None = None, method: str = "ld_highest_density",
+               most: int | None = None) -> ManyTasks:
+    """Many models on many tasks: the ranks and the aggregate curve at every
+    budget, where the budget changes the answer (ties said as ties), and which
+    pairs differ across tasks, with what the tasks show when no test can reach
+    its level. With `baseline`, only the pairs with it are tested."""
+    from evp.ranking import (
+        across_tasks_sentences,
+        budget_changes,
+        pair_tasks,
+        pairs_across_tasks,
+        rank_table,
+        task_curves,
+    )
+
+    curves = task_curves(results, ns if isinstance(ns, list) else None, confidence,
+                         method=method, baseline=baseline)
+    ranked = rank_table(curves, confidence)
+    pairs = pairs_across_tasks(curves, confidence, baseline=baseline)
+    counted = pair_tasks(curves, baseline)
+    changes = tuple(budget_changes(ranked))
+    across = tuple(across_tasks_sentences(pairs, counted, confidence, most=most))
+    return ManyTasks(results, ranked,
+                     f"Ranks across {len(results.tasks)} tasks and the aggregate "
+                     "median tuning curve on each task's scale", confidence,
+                     method, changes + across, curves, pairs, counted, changes,
+                     across)
+
+
+# ----------------------------------------------------- every pair of a few
+
+@dataclass(frozen=True)
+class Pairs(Analysis):
+    """Every pair of two or three models, each pair alone (:func:`pairs`):
+    ``comparisons`` maps (a, b) to :func:`evp.compare`'s result; ``table`` names
+    the model each budget's evidence favours."""
+
+    comparisons: dict | None = None
+
+
+def pairs(results: Results, ns=None, confidence: float = 0.8, *,
+          method: str = "ld_highest_density") -> Pairs:
+    """Every pair's verdict at each budget, each pair alone (as evp compare A B
+    says it), and their sentences."""
+    from evp.tables import pairwise_comparisons, verdict_table
+
+    comparisons = pairwise_comparisons(results, ns, confidence, method=method)
+    notes = tuple(f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
+                  for s in comparison.describe((a, b)))
+    return Pairs(results, verdict_table(comparisons),
+                 "Evidence by budget (the model it favours)", confidence, method,
+                 notes, comparisons)
+
+
+def what_would_settle(results: Results, which, budget=None,
+                      confidence: float = 0.8, *,
+                      method: str = "ld_highest_density",
+                      unit: str | None = None) -> list[str]:
+    """For every pair in `which` without a strong verdict at the budget of
+    interest, how many more rounds of each give one: :func:`plan`'s sentence,
+    with its defaults (the same extra rounds, replications and seed), so that
+    both say the same. The budget: `budget`, or the largest one the pair's
+    rounds can bound today."""
+    from evp.bands import bounded_budget
+    from evp.tables import compare_models, plan_sentence, plan_table
+
+    sentences = []
+    for a, b in which:
+        rounds = min(len(results.scores_as_read[a]), len(results.scores_as_read[b]))
+        at = budget or max(bounded_budget(rounds, confidence, method=method), 1)
+        today = compare_models(results, a, b, [at], confidence, method=method)
+        if today.strength()[0] == "strong":
+            continue
+        table = plan_table(results, a, b, at, confidence=confidence, method=method)
+        sentences.append(f"{a} vs {b}: {plan_sentence(table, at, unit=unit)}.")
+    return sentences
+
+
+# ---------------------------------------------------------------- budgets
+
+@dataclass(frozen=True)
+class Budgets(Analysis):
+    """The rounds (and cost) for each model to reach a target (:func:`budgets`).
+    ``target`` is NaN where the expected best is undefined (failed rounds
+    counted as the worst outcome, and no floor): then the table is empty and
+    the note says why."""
+
+    target: float = float("nan")
+
+
+def budgets(results: Results, target: float | None = None) -> Budgets:
+    """Each model's budget to reach `target` in expectation (default: the weakest
+    model's expected best after all its rounds); for repeated runs, the trials
+    after which each tuner's median run reaches it."""
+    from evp.tables import anytime_table, budget_table, weakest_final_score
+
+    minimize, name = results.minimize, results.score_name
+    sign = "≤" if minimize else "≥"
+    if results.runs is not None:
+        table = anytime_table(results, ns="all")
+        finals = table.groupby("model", sort=False)["median"].last()
+        if target is None:
+            target = float(finals.max() if minimize else finals.min())
+        rows = []
+        for model, curve in table.groupby("model", sort=False):
+            reached = curve[(curve["median"] <= target) if minimize
+                            else (curve["median"] >= target)]
+            rows.append({"model": model, "runs": int(curve["runs"].iloc[0]),
+                         "trials (median run)": int(reached["n"].iloc[0])
+                         if len(reached) else "more than were run"})
+        return Budgets(results, pd.DataFrame(rows),
+                       f"Trials for the median run to reach {name} {sign} "
+                       f"{target:.4g}", target=target)
+    if target is None:
+        target = weakest_final_score(results)
+    if not math.isfinite(target):
+        return Budgets(results, pd.DataFrame(), "Budget to reach a target", notes=(
+            "The expected best score is undefined: failed rounds count as the "
+            "worst outcome and the score has no known floor (give bounds).",),
+            target=target)
+    table = budget_table(results, target)
+    table["trials (expected)"] = table["trials (expected)"].map(
+        lambda n: "more than were run" if n is None else n)
+    if results.cost is not None:
+        table["cost (expected)"] = table["cost (expected)"].map(
+            lambda c: "" if pd.isna(c) else c)
+    return Budgets(results, table, f"Budget to reach {name} {sign} {target:.4g} "
+                   "in expectation", target=target)

@@ -286,20 +286,6 @@ def _write(out: Path, content, force: bool = False) -> None:
     print(f"wrote {out}")
 
 
-def _caption(what: str, results, args, bands: bool = True) -> str:
-    """A LaTeX table's caption: what it shows, the band's method and confidence
-    (where the table holds bands), and the rounds behind it."""
-    from evp._display import method_name
-
-    rounds = ", ".join(f"{results.scores_as_read[m].size} of {results.label(m)}"
-                       for m in results.models)
-    method = method_name(args.method or "ld_highest_density")
-    shown = f"{args.confidence:.0%} {method} bands; " if bands else ""
-    return (f"{what}: {shown}rounds: {rounds}; "
-            f"score: {results.score_name}"
-            + (" (a loss, lower is better)" if results.minimize else "") + ".")
-
-
 def _print_table(table) -> None:
     # One row a line, whatever the models are called (see _shown).
     table = table.rename(columns=_shown).map(
@@ -442,19 +428,6 @@ def _compare_many(args: argparse.Namespace) -> int:
     """evp compare with three or more models (or --all), or with --task: the set
     that may still be best and every pair's verdict, family-wise; across tasks,
     the ranks, the aggregate curve and the pairs' tests."""
-    from evp.ranking import (
-        across_tasks_sentences,
-        best_set,
-        budget_changes,
-        compare_all,
-        open_budgets,
-        pair_tasks,
-        pairs_across_tasks,
-        rank_table,
-        task_curves,
-        verdict_sentences,
-    )
-
     if args.models and args.all:
         raise UsageError("--all compares every model: leave out the model names, "
                          "or drop --all")
@@ -484,74 +457,28 @@ def _compare_many(args: argparse.Namespace) -> int:
                          "--adjust out")
     asked = args.adjust or "holm"
     adjust = None if asked == "none" else asked
-    budgets = None if ns is None else ns
     shown = None  # the table itself, unless it is summarised
     if results.task is not None:
-        curves = task_curves(results, budgets if isinstance(budgets, list) else None,
-                             args.confidence, method=args.method,
-                             baseline=args.baseline)
-        table = rank_table(curves, args.confidence)
+        found = analyses.many_tasks(results, ns, args.confidence,
+                                    baseline=args.baseline, method=args.method)
         print(f"across {len(results.tasks)} tasks: mean rank (1 the best), the "
               "aggregate median on each task's scale (0: one round's expected "
               "best, 1: the best observed) with its band, simultaneous over "
               f"models, tasks and budgets at {args.confidence:.0%}, and on how "
               "many tasks each model may still be best")
-        for sentence in budget_changes(table):
-            _note(sentence)
-        # --baseline: only the pairs with the baseline are tested (Holm over them).
-        pairs = pairs_across_tasks(curves, args.confidence, baseline=args.baseline)
-        for sentence in across_tasks_sentences(
-                pairs, pair_tasks(curves, args.baseline), args.confidence):
-            _note(sentence)
-        caption = (f"Ranks across {len(results.tasks)} tasks and the aggregate "
-                   "median tuning curve on each task's scale")
     else:
-        table = compare_all(results, budgets, args.confidence, adjust=adjust,
-                            baseline=args.baseline, method=args.method)
-        found = best_set(results, budgets, args.confidence, method=args.method)
-        for sentence in found.describe():
-            _note(sentence)
-        # Read where the verdicts can be strong, as the report reads them.
-        open_ = open_budgets(results, budgets, table["band confidence"].iloc[0],
-                             method=args.method)
-        for sentence in verdict_sentences(table, open_, args.confidence,
-                                          adjust=adjust, most=20):
-            _note(sentence)
-        caption = _caption("Every pair's evidence that a beats b, family-wise"
-                           if adjust else "Every pair's evidence, unadjusted",
-                           results, args)
-        if not args.rows:
-            shown = _verdict_summary(table, found)
-            _note(f"each model's strong verdicts, at any budget, counted; every "
-                  f"pair's verdict at every budget ({len(table)} rows): --rows "
-                  "prints them, --out FILE.csv writes them")
-
-    def draw():
-        from evp.plot import plot_ranking
-
-        return plot_ranking(table, highlight=_listed(args.highlight),
-                            y=results.score_name)
-
-    return _finish(table, out, draw, caption, force=args.force, shown=shown)
-
-
-def _verdict_summary(table, found) -> pd.DataFrame:
-    """Each model: whether it may still be best at the largest budget, and how
-    many models it beats, and is beaten by, with strong evidence at some budget
-    (every strong verdict holds family-wise over the pairs and budgets). Every
-    pair's rows (M(M-1) a budget: 79,600 for 200 models) are too many to read."""
-    last = table["n"].iloc[-1]
-    strong = table.loc[table["evidence"] == "strong", ["a", "b"]].drop_duplicates()
-    models = [str(m) for m in found.frame.columns]
-    summary = pd.DataFrame({
-        "model": models,
-        f"may be best at n = {last}": found.frame.loc[last].to_numpy(dtype=bool),
-        "strongly beats": strong["a"].value_counts().reindex(
-            models, fill_value=0).to_numpy(),
-        "strongly beaten by": strong["b"].value_counts().reindex(
-            models, fill_value=0).to_numpy()})
-    return summary.sort_values(list(summary.columns[1:]),
-                               ascending=[False, False, True], kind="stable")
+        found = analyses.many_models(results, ns, args.confidence, adjust=adjust,
+                                     baseline=args.baseline, method=args.method)
+    for sentence in found.notes:
+        _note(sentence)
+    if results.task is None and not args.rows:
+        shown = found.summary()
+        _note(f"each model's strong verdicts, at any budget, counted; every "
+              f"pair's verdict at every budget ({len(found.table)} rows): --rows "
+              "prints them, --out FILE.csv writes them")
+    caption = found.what if results.task is not None else found.caption()
+    return _finish(found.table, out, lambda: found.plot(
+        highlight=_listed(args.highlight)), caption, force=args.force, shown=shown)
 
 
 def plan(args: argparse.Namespace) -> int:
