@@ -362,3 +362,131 @@ def test_hostile_model_and_task_names(models, tasks, as_json, out, command):
             body = text[text.index("\\begin{tabular}"):text.index("\\end{tabular}")]
             assert "\n\n" not in body and "\u202e" not in body, body
 
+
+# A reader plug-in that misbehaves at STEP ("sniff" or "read") as DOES says, and
+# otherwise reads ".toy" files ("MODEL SCORE" lines).
+PLUGIN = '''
+import os
+import pandas as pd
+from evp import Results
+
+STEP, DOES = {step!r}, {does!r}
+
+
+class Unsayable(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+class Unprintable:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+RAISES = {{
+    "exit 0": lambda: SystemExit(0), "exit 3": lambda: SystemExit(3),
+    "exit None": lambda: SystemExit(None), "exit text": lambda: SystemExit("bye"),
+    "runtime": lambda: RuntimeError("plug-in bug"),
+    "value lines": lambda: ValueError("first\\nsecond\\x1b[31m"),
+    "key": lambda: KeyError("x"), "generator exit": lambda: GeneratorExit(),
+    "recursion": lambda: RecursionError(), "unsayable": lambda: Unsayable(),
+    "memory": lambda: MemoryError(),
+}}
+JUNK = {{"none": None, "number": 42, "frame": pd.DataFrame({{"x": [1]}}),
+        "dict": {{"a": 1}}, "unprintable": Unprintable(), "string": "Results"}}
+
+
+def act(step, source):
+    if step != STEP:
+        return None
+    if DOES in RAISES:
+        raise RAISES[DOES]()
+    if DOES == "append":
+        with open(source, "a") as stream:
+            stream.write("c 0.1\\n")
+    elif DOES == "truncate":
+        open(source, "w").close()
+    elif DOES == "delete":
+        os.remove(source)
+    return JUNK.get(DOES, None) if DOES in JUNK else "fine"
+
+
+class Plugin:
+    def sniff(self, source):
+        act("sniff", source)
+        return str(source).endswith(".toy")
+
+    def read(self, source, **options):
+        with open(source) as lines:
+            rows = [line.split() for line in lines if line.strip()]
+        made = act("read", source)
+        if made != "fine" and STEP == "read" and DOES in JUNK:
+            return made
+        frame = pd.DataFrame({{"model": [m for m, _ in rows],
+                              "loss": [float(s) for _, s in rows]}})
+        return Results(frame, score="loss", group="model", minimize=True,
+                       direction="lower is better", source=str(source))
+
+
+READER = Plugin()
+'''
+BEHAVIOURS = ["well-behaved", "exit 0", "exit 3", "exit None", "exit text", "runtime",
+              "value lines", "key", "generator exit", "recursion", "unsayable",
+              "memory", "none", "number", "frame", "dict", "unprintable", "string",
+              "append", "truncate", "delete"]
+EDITS = ("append", "truncate", "delete")
+JUNK = ("none", "number", "frame", "dict", "unprintable", "string")
+
+
+@FUZZ
+@given(step=st.sampled_from(["sniff", "read"]), does=st.sampled_from(BEHAVIOURS),
+       rows=st.lists(st.tuples(st.sampled_from(["a", "b", "c\u00e9"]),
+                               st.floats(-1, 1)), min_size=6, max_size=20))
+def test_hostile_reader_plugins(step, does, rows):
+    """Through evp curve: success, or exit 2 in one line naming the plug-in; no
+    traceback; the input unchanged, or, where the plug-in changed it, its
+    results refused."""
+    import sys
+    import uuid
+
+    module = f"evp_fuzz_plugin_{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory() as folder:
+        site, data = Path(folder) / "site", Path(folder) / "data"
+        info = site / f"{module}-0.1.dist-info"
+        info.mkdir(parents=True)
+        data.mkdir()
+        (site / f"{module}.py").write_text(PLUGIN.format(step=step, does=does))
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\n"
+                                       "Version: 0.1\n")
+        (info / "entry_points.txt").write_text(
+            f"[evp.readers]\nfuzzed = {module}:READER\n")
+        path = data / "runs.toy"
+        path.write_text("".join(f"{m} {s!r}\n" for m, s in rows))
+        sys.path.insert(0, str(site))
+        try:
+            if does in EDITS:
+                _refused(data, "curve", path, "--group", "model", "--ns", "1,2")
+            else:
+                status = check(data, "curve", path, "--group", "model", "--ns", "1,2")
+                if does == "well-behaved" or (step == "sniff" and does in JUNK):
+                    assert status == 0  # the plug-in read it, and nothing broke
+        finally:
+            sys.path.remove(str(site))
+            sys.modules.pop(module, None)
+
+
+def _refused(folder: Path, *args) -> None:
+    """A plug-in that changes its input: exit 2, one line naming it, and no
+    results printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        status = main([str(a) for a in args])
+    text = err.getvalue()
+    assert "Traceback" not in text, text
+    assert status == 2 and out.getvalue() == "", text
+    errors = [line for line in text.splitlines()
+              if line.startswith("evp ") and ": warning:" not in line]
+    assert len(errors) == 1 and "'fuzzed'" in errors[0], text
+    assert "changed" in errors[0] or "failed in read" in errors[0], text
