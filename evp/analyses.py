@@ -49,7 +49,7 @@ __all__ = ["DEFAULT_MORE_ROUNDS", "ESTIMATORS", "METHODS", "Analysis", "Budgets"
            "Curves", "ManyModels", "ManyTasks", "Pairs", "Plan", "Tail",
            "TwoModels", "budgets", "curves", "for_paper", "many_models",
            "many_tasks", "pairs", "plan", "tail", "two_models",
-           "what_would_settle"]
+           "what_would_settle", "with_floor"]
 
 #: The estimators of the expected best score, as a caption names them.
 ESTIMATORS = {"v": "the V estimator of Dodge et al. 2019",
@@ -68,6 +68,27 @@ def for_paper(note: str) -> str:
     text = _ADVICE.sub("", note).strip()
     text = text.replace("(; ", "(").replace("()", "")
     return re.sub(r"\s+([;,)])", r"\1", text)  # no space left before a stop
+
+
+# What a reader says of failed rounds counted as the worst while the score has
+# no floor; replaced once the floor is known (with_floor).
+_NO_FLOOR = ("the expected best score needs a floor for them (bounds) and is "
+             "undefined without one")
+
+
+def with_floor(results: Results) -> Results:
+    """`results` whose note on failed rounds says where they count, once the
+    score's bounds are known (``--failed worst --bounds``): the expected best
+    score is then defined, and the note that says otherwise is replaced."""
+    from evp.tables import floor
+
+    value = floor(results)
+    if value is None or not any(_NO_FLOOR in note for note in results.notes):
+        return results
+    said = (f"the expected best score counts them at the score's "
+            f"{'upper' if results.minimize else 'lower'} bound, {value:g}")
+    return results.replace(notes=tuple(note.replace(_NO_FLOOR, said)
+                                       for note in results.notes))
 
 
 @dataclass(frozen=True)

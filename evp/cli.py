@@ -165,9 +165,7 @@ def _results(args: argparse.Namespace, group: str | None):
             raise UsageError(f"--bounds {bounds[0]:g},{bounds[1]:g} must hold every "
                              f"score, and the scores run from {shown.min():g} to "
                              f"{shown.max():g}")
-        from evp.report import with_floor
-
-        results = with_floor(results.replace(limits=bounds))
+        results = analyses.with_floor(results.replace(limits=bounds))
     for note in results.notes:
         _note(note)
     for warning in results.warnings:
@@ -568,7 +566,7 @@ def report(args: argparse.Namespace) -> int:
                          strategy=args.strategy, title=args.title,
                          budget=args.budget, highlight=_listed(args.highlight),
                          vector_figures=out.suffix.lower() == ".tex")
-    from evp.report import for_paper
+    from evp.analyses import for_paper
 
     # The reader's notes and warnings are said already (with their advice on
     # the options, which the report leaves out); the report's own, once.

@@ -28,9 +28,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp import analyses
 from evp._escape import visible
+from evp._validation import TiesWarning
+from evp.analyses import for_paper, with_floor
 
-__all__ = ["Report", "build_report"]
+__all__ = ["Report", "build_report", "for_paper", "with_floor"]
 
 TO_FILL = "to fill in"
 
@@ -480,7 +483,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     notes += [for_paper(note) for note in results.notes]
     # evp's own warnings, each once, as a note on the page (a tie warning per
     # pair would otherwise repeat itself); the libraries' are no news.
-    if any("contain ties" in str(w.message) for w in ours):
+    if any(issubclass(w.category, TiesWarning) for w in ours):
         notes.append("Some scores tie: the bands' coverage is exact for continuous "
                      "scores and approximate with ties.")
     notes += list(dict.fromkeys(str(w.message) for w in ours
@@ -495,37 +498,6 @@ def build_report(results, *, models=None, minimize: bool | None = None,
 # Advice on evp's own options, which a reader's note ends with: a clause
 # "pass cost='mean_fit_time'", "pass --minimize if lower is better", "pass the
 # search object to record it". The terminal says it; a paper does not.
-_ADVICE = re.compile(r"\s*[:;,]?\s*\b(?:pass|give|use) (?:--[a-z]|[a-z_]+=|the search "
-                     r"object)[^;()]*(?:\([^()]*\)[^;()]*)*")
-
-
-_NO_FLOOR = ("the expected best score needs a floor for them (bounds) and is "
-             "undefined without one")
-
-
-def with_floor(results):
-    """`results` whose note on failed rounds says where they count, once the
-    score's bounds are known (``--failed worst --bounds``): the expected best
-    score is then defined, and the note that says otherwise is replaced."""
-    from evp.tables import floor
-
-    value = floor(results)
-    if value is None or not any(_NO_FLOOR in note for note in results.notes):
-        return results
-    said = (f"the expected best score counts them at the score's "
-            f"{'upper' if results.minimize else 'lower'} bound, {value:g}")
-    return results.replace(notes=tuple(note.replace(_NO_FLOOR, said)
-                                       for note in results.notes))
-
-
-def for_paper(note: str) -> str:
-    """`note` without its advice on evp's options (the clauses that tell to
-    pass an option), as a paper's reader reads it."""
-    text = _ADVICE.sub("", note).strip()
-    text = text.replace("(; ", "(").replace("()", "")
-    return re.sub(r"\s+([;,)])", r"\1", text)  # no space left before a stop
-
-
 def _title(results) -> str:
     """The study and the models, e.g. "Hyperparameter search on sentiment:
     bert-base vs roberta-base" (never the score column)."""
@@ -617,27 +589,6 @@ def _strategy(strategy: str, results, model: str) -> str:
     return f"{strategy}; {test}"
 
 
-def _runs_budgets(results, target):
-    """For repeated runs: the trials after which each tuner's median best so far
-    reaches `target` (default: the weakest model's final median)."""
-    from evp.tables import anytime_table
-
-    table = anytime_table(results, ns="all")
-    finals = table.groupby("model", sort=False)["median"].last()
-    minimize = results.minimize
-    if target is None:
-        target = float(finals.max() if minimize else finals.min())
-    rows = []
-    for model, curve in table.groupby("model", sort=False):
-        reached = curve[(curve["median"] <= target) if minimize
-                        else (curve["median"] >= target)]
-        rows.append({"model": model, "runs": int(curve["runs"].iloc[0]),
-                     "trials (median run)": int(reached["n"].iloc[0]) if len(reached)
-                     else "more than were run"})
-    return (f"Trials for the median run to reach {results.score_name} "
-            f"{'≤' if minimize else '≥'} {target:.4g}", pd.DataFrame(rows))
-
-
 def _is_evps(name: str) -> bool:
     return name == "evp" or name.startswith("evp.")
 
@@ -669,29 +620,6 @@ def _own_warnings():
         yield caught
 
 
-def _what_would_settle(results, comparisons, budget, confidence, method):
-    """For every pair shown (`comparisons`) without a strong verdict at the
-    budget of interest, how many more rounds of each give one: evp plan's
-    sentence, with its defaults (the same extra rounds, replications and seed),
-    so that both say the same, read from the range that holds. The budget:
-    `budget`, or the largest one the pair's rounds can bound today."""
-    from evp.bands import bounded_budget
-    from evp.plot import cost_unit
-    from evp.tables import compare_models, plan_sentence, plan_table
-
-    unit = cost_unit(results.cost)
-    sentences = []
-    for a, b in comparisons:
-        rounds = min(len(results.scores_as_read[a]), len(results.scores_as_read[b]))
-        at = budget or max(bounded_budget(rounds, confidence, method=method), 1)
-        today = compare_models(results, a, b, [at], confidence, method=method)
-        if today.strength()[0] == "strong":
-            continue
-        table = plan_table(results, a, b, at, confidence=confidence, method=method)
-        sentences.append(f"{a} vs {b}: {plan_sentence(table, at, unit=unit)}.")
-    return sentences
-
-
 def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
     """Lay out `figure` as every saved figure is (a legend on the data moves
     beside its panel; what still runs together is said in a warning), keep it
@@ -717,57 +645,33 @@ def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
 
 
 def _family_sections(results, confidence, method, highlight, figures, vectors):
-    """Three or more models on one task: what may still be best and every pair's
-    verdict, family-wise (a few sentences, a matrix, two figures); and the pairs
-    worth planning for: the leader against every model that may still beat it."""
+    """Three or more models on one task (evp.analyses.many_models): what may
+    still be best and every pair's verdict, family-wise (a few sentences, a
+    matrix, two figures); and the pairs worth planning for: the leader against
+    every model that may still beat it."""
     import matplotlib
 
-    from evp.plot import plot_best_set, plot_verdict_matrix, theme
-    from evp.ranking import (
-        best_set,
-        compare_all,
-        open_budgets,
-        verdict_budget,
-        verdict_sentences,
-    )
+    from evp.plot import theme
 
     sections, models = [], len(results.models)
+    found = analyses.many_models(results, None, confidence, method=method, most=12)
     with matplotlib.rc_context(theme()):
-        found = best_set(results, None, confidence, method=method)
         sections.append((f"May still be best ({confidence:.0%}, simultaneous "
                          f"over the {models} models and the budgets)",
-                         found.describe()))
-        _picture(plot_best_set(found.frame, highlight=highlight).figure,
-                 "best-set", figures, vectors)
+                         found.best.describe()))
+        _picture(found.plot_best(highlight=highlight).figure, "best-set", figures,
+                 vectors)
         sections.append(("The set that may still be best, by budget", "best-set"))
-        table = compare_all(results, None, confidence, method=method)
         # The verdicts where they can be strong, in evp compare --all's words;
         # the matrix at the largest such budget, not where every band is open.
-        open_ = open_budgets(results, None, table["band confidence"].iloc[0],
-                             method=method)
-        last = verdict_budget(open_)
         sections.append(("Verdicts on every pair, family-wise",
-                         verdict_sentences(table, open_, confidence, most=12)))
-        matrix = table[table["n"] == last].pivot(index="a", columns="b",
-                                                 values="evidence")
-        matrix = matrix.reindex(index=results.models,
-                                columns=results.models).fillna("–")
-        # Built column by column: a model may be called "a" (the index's name).
-        shown = pd.DataFrame({"beats →": matrix.index.to_numpy()})
-        for column in matrix.columns:
-            shown[column] = matrix[column].to_numpy()
-        sections.append((f"Evidence that the row beats the column at n = {last}",
-                         shown))
-        _picture(plot_verdict_matrix(table, last, highlight=highlight).figure,
-                 "verdicts", figures, vectors)
+                         list(found.notes[len(found.best.describe()):])))
+        sections.append((f"Evidence that the row beats the column at n = "
+                         f"{found.last}", found.matrix()))
+        _picture(found.plot(highlight=highlight).figure, "verdicts", figures,
+                 vectors)
         sections.append(("The verdict matrix", "verdicts"))
-    # The leader at the largest budget shown, against each model in its set.
-    estimate = found.estimate.iloc[-1]
-    leader = estimate.idxmin() if results.minimize else estimate.idxmax()
-    rivals = [m for m in results.models if m != leader]
-    place = {m: i for i, m in enumerate(results.models)}
-    pairs = [tuple(sorted((leader, m), key=place.get)) for m in rivals]
-    return sections, pairs, found.band_confidence
+    return sections, found.leader_pairs(), found.best.band_confidence
 
 
 def _many_body(results, confidence, method, highlight=None, vectors=None):
@@ -783,71 +687,39 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         plot_ranks,
         theme,
     )
-    from evp.ranking import (
-        across_tasks_sentences,
-        budget_changes,
-        pair_tasks,
-        pairs_across_tasks,
-        rank_table,
-        task_curves,
-    )
-
     figures, sections = {}, []
     models = len(results.models)
     tied = _tied_tasks(results)
     if tied:
         sections.append(("Ties", tied))
     with matplotlib.rc_context(theme()):
-        curves = task_curves(results, None, confidence, method=method)
-        ranked = rank_table(curves, confidence)
+        found = analyses.many_tasks(results, None, confidence, method=method,
+                                    most=20)
+        ranked, pairs = found.table, found.pairs
         sections.append((f"Across {len(results.tasks)} tasks: where the budget "
-                         "changes the answer", budget_changes(ranked)))
-        shown = ranked.pivot(index="model", columns="n", values="mean rank")
-        order = ranked[ranked["n"] == ranked["n"].max()]["model"]
-        shown = shown.reindex(list(order))
-        shown.columns = [f"n = {n}" for n in shown.columns]
+                         "changes the answer", list(found.changes)))
         sections.append(("Mean rank across tasks by budget (1 the best; each "
                          "task ranks the models with rounds on it)",
-                         shown.round(2).reset_index()))
-        last = ranked[ranked["n"] == ranked["n"].max()]
-        sections.append((f"At n = {last['n'].iloc[0]}: the aggregate median on "
+                         found.ranks().round(2)))
+        last = found.at_largest()
+        sections.append((f"At n = {ranked['n'].max()}: the aggregate median on "
                          "each task's scale (0: one round's expected best, 1: the "
                          "best observed), with its band simultaneous over models, "
-                         f"tasks and budgets at {confidence:.0%}",
-                         last.drop(columns="n").round(3)))
+                         f"tasks and budgets at {confidence:.0%}", last.round(3)))
         # Per task, what may still be best (every task's bands at once).
-        members = (curves[curves["best"]].groupby(["task", "n"], sort=False)
-                   ["model"].agg(list))
-        sets = pd.DataFrame({
-            "task": results.tasks,
-            **{f"n = {n}": [_members(members.get((task, n), []), models)
-                            for task in results.tasks]
-               for n in sorted(set(curves["n"]))}})
         sections.append((f"May still be best on each task ({confidence:.0%}, "
-                         "simultaneous over the models, tasks and budgets)", sets))
-        pairs = pairs_across_tasks(curves, confidence)
-        matrix = pairs[pairs["n"] == pairs["n"].max()]
-        wins = {(a, b): w for a, b, w in matrix[["a", "b", "a wins"]].itertuples(
-            index=False)}
-        wins |= {(b, a): 1 - w for (a, b), w in list(wins.items())}
-        shown_wins = pd.DataFrame({"wins on (share of tasks) →":
-                                   results.models})
-        for b in results.models:
-            shown_wins[b] = [("–" if a == b else f"{wins.get((a, b), np.nan):.2f}")
-                             for a in results.models]
+                         "simultaneous over the models, tasks and budgets)",
+                         found.best_by_task()))
         if models <= 20:
             sections.append((f"At n = {pairs['n'].max()}: the share of tasks on "
                              "which the row's median curve is above the column's",
-                             shown_wins))
+                             found.wins()))
         # In evp compare --task's words: a test that cannot reach its level
         # says so, and what the tasks do show follows.
         sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank, "
                          f"Holm over the pairs at {1 - confidence:.0%}; the "
-                         "tasks are the sample)", across_tasks_sentences(
-                             pairs, pair_tasks(curves), confidence, most=20)))
-        missing = [f"{m} has no rounds on {t}" for t, part in
-                   results.by_task().items() for m in results.models
-                   if m not in part.models]
+                         "tasks are the sample)", list(found.across)))
+        missing = found.missing()
         if missing:
             sections.append(("Incomplete blocks (said, never dropped)",
                              [f"{s}; ranks and tests there use the others." for s
@@ -895,13 +767,6 @@ def _tied_tasks(results) -> list[str]:
             "tests across tasks leave them out."]
 
 
-def _members(chosen: list, models: int) -> str:
-    """A cell of the per-task best set: the models, or how many when many."""
-    if len(chosen) == models:
-        return "all"
-    return ", ".join(chosen) if len(chosen) <= 4 else f"{len(chosen)} models"
-
-
 #: Beyond this many models the report draws no panel per model (the best set and
 #: the verdict matrix show them all) and plans no pair.
 PANELS = 8
@@ -916,13 +781,7 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
     import matplotlib
 
     from evp._display import method_name
-    from evp.plot import plot_tuning_curves, score_label, theme
-    from evp.tables import (
-        budget_table,
-        pairwise_comparisons,
-        verdict_table,
-        weakest_final_score,
-    )
+    from evp.plot import cost_unit, plot_tuning_curves, score_label, theme
 
     score_name, minimize = results.score_name, results.minimize
     figures, sections = {}, []
@@ -961,18 +820,20 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
             results, confidence, method, highlight, figures, vectors)
         sections += family
     else:
-        comparisons = pairwise_comparisons(results, None, confidence, method=method)
-        sentences = [f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
-                     for s in comparison.describe((a, b))]
-        if sentences:
-            sections.append(("Verdicts (Lourie, Cho and He 2024, §2)", sentences))
+        found = analyses.pairs(results, None, confidence, method=method)
+        comparisons = found.comparisons
+        if found.notes:
+            sections.append(("Verdicts (Lourie, Cho and He 2024, §2)",
+                             list(found.notes)))
             sections.append(("Evidence by budget (the model it favours; – beyond "
-                             "the pair's rounds)", verdict_table(comparisons)))
+                             "the pair's rounds)", found.table))
 
     if results.runs is not None:
-        sections.append(_runs_budgets(results, target))
+        reach = analyses.budgets(results, target)
+        sections.append((reach.what, reach.table))
         return sections, figures, vectors
-    settle = (_what_would_settle(results, comparisons, budget, planned_at, method)
+    settle = (analyses.what_would_settle(results, comparisons, budget, planned_at,
+                                         method=method, unit=cost_unit(results.cost))
               if panels else [])
     if settle:
         who = (f"the leader against each other model, each band at {planned_at:.4g} "
@@ -981,19 +842,6 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
                          f"({who}predicted from the rounds so far, as a range that "
                          "holds: the simulated point alone is too hopeful on real "
                          "searches)", settle))
-    if target is None:  # the weakest model's expected best after all its rounds
-        target = weakest_final_score(results)
-    if not np.isfinite(target):
-        sections.append(("Budget to reach a target", [
-            "The expected best score is undefined: failed rounds count as the "
-            "worst outcome and the score has no known floor (give bounds)."]))
-        return sections, figures, vectors
-    budgets = budget_table(results, target)
-    budgets["trials (expected)"] = budgets["trials (expected)"].map(
-        lambda n: "more than were run" if n is None else n)
-    if results.cost is not None:
-        budgets["cost (expected)"] = budgets["cost (expected)"].map(
-            lambda c: "" if pd.isna(c) else c)
-    sections.append((f"Budget to reach {score_name} {'≤' if minimize else '≥'} "
-                     f"{target:.4g} in expectation", budgets))
+    reach = analyses.budgets(results, target)
+    sections.append((reach.what, list(reach.notes) if reach.notes else reach.table))
     return sections, figures, vectors

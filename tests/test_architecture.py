@@ -139,3 +139,13 @@ def test_the_checker_sees_a_violation(tmp_path):
                     "def f():\n    from evp.plot import theme\n    import evp.cli\n")
     assert evp_imports(path) == {"tables", "plot", "cli"}
     assert layer_of("plot") not in BELOW["tables"]
+
+
+@pytest.mark.parametrize("name", ["cli", "report"])
+def test_the_command_line_and_the_report_reach_statistics_only_through_analyses(
+        name):
+    """What the command line prints and the report lays out is computed and
+    worded once, in evp.analyses: neither imports a statistics or table module."""
+    below = LAYERS["statistics"] | LAYERS["tables"]
+    assert not evp_imports(MODULES[name]) & below, sorted(
+        evp_imports(MODULES[name]) & below)
