@@ -269,23 +269,31 @@ class Results:
         entry named after the results (``{name: self}``)."""
         if self.task is None:
             return {str(self.name or self.source or "results"): self}
+        # Split once (a scan of every row per task grew with tasks x rows).
         names = self.frame[self.task].astype(str).to_numpy()
+        rows = pd.Series(np.arange(len(names))).groupby(names, sort=False).indices
+        # Each row's number within its task (1-based), for the failed rounds.
+        within = np.empty(len(names), dtype=int)
+        for positions in rows.values():
+            within[positions] = np.arange(1, len(positions) + 1)
+        failed: dict = {}
+        for row in self.failed:
+            failed.setdefault(names[row - 1], []).append(int(within[row - 1]))
+        exchangeability: dict = {}
+        for key, p in self.exchangeability.items():
+            if isinstance(key, tuple):
+                exchangeability.setdefault(key[0], {})[key[1]] = p
         out = {}
         for task in self.tasks:
-            frame = self.frame[names == task].reset_index(drop=True)
+            frame = self.frame.take(rows[task]).reset_index(drop=True)
             order = None
             if self.model_order is not None and self.group is not None:
                 present = set(frame[self.group].astype(str))
                 order = tuple(m for m in self.model_order if m in present)
-            kept = {r for r in range(1, len(names) + 1) if names[r - 1] == task}
-            renumber = {old: new for new, old in enumerate(sorted(kept), start=1)}
             out[task] = self.replace(
                 frame=frame, task=None, model_order=order,
-                failed=tuple(renumber[r] for r in self.failed if r in renumber),
-                exchangeability={key[1]: p
-                                 for key, p in self.exchangeability.items()
-                                 if isinstance(key, tuple) and key[0] == task},
-                name=self.name)
+                failed=tuple(failed.get(task, ())),
+                exchangeability=exchangeability.get(task, {}), name=self.name)
         return out
 
     @property

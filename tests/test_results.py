@@ -164,3 +164,22 @@ def test_the_old_dataframe_access_still_works_with_a_warning(losses):
     np.testing.assert_array_equal(scores, losses.frame["val_loss"])
     with pytest.warns(DeprecationWarning):
         assert losses["lr"].tolist() == losses.frame["lr"].tolist()
+
+
+def test_by_task_renumbers_failed_rounds_within_each_task():
+    # Tasks interleaved row by row; rows 2, 3 and 6 (1-based) failed, kept as
+    # the worst: in task x (rows 1, 3, 5) that is its row 2, in task y (rows 2,
+    # 4, 6) its rows 1 and 3.
+    frame = pd.DataFrame({"task": ["x", "y", "x", "y", "x", "y"],
+                          "model": ["a"] * 6,
+                          "acc": [0.5, -np.inf, -np.inf, 0.6, 0.7, -np.inf]})
+    results = Results(frame, score="acc", group="model", task="task",
+                      failed=(2, 3, 6), failures="worst",
+                      exchangeability={("x", "a"): 0.25, ("y", "a"): 0.75})
+    parts = results.by_task()
+    assert list(parts) == ["x", "y"]
+    assert parts["x"].failed == (2,) and parts["y"].failed == (1, 3)
+    assert parts["x"].frame["acc"].tolist() == [0.5, -np.inf, 0.7]
+    assert parts["y"].frame["acc"].tolist() == [-np.inf, 0.6, -np.inf]
+    assert parts["x"].exchangeability == {"a": 0.25}
+    assert parts["y"].exchangeability == {"a": 0.75}
