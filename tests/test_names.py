@@ -76,7 +76,7 @@ def results_of(tmp_path, names, *, scores=None):
 
 # ------------------------------------------------------------------ --out .csv
 
-FORMULAS = ["=1+2", "+1", "-a", "@SUM(A1)", "\tcmd", "\rcmd"]
+FORMULAS = ["=1+2", "+1", "-a", "@SUM(A1)", "\tcmd", "\rrun"]
 
 
 def test_csv_cells_that_start_like_a_formula_are_escaped(tmp_path, capsys):
