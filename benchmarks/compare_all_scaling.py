@@ -11,17 +11,18 @@ square of the models, about 100 s at 300.
     python benchmarks/compare_all_scaling.py [--models 100,300,1000]
         [--before REV] [--before-up-to 300]
 
-Measured on a 2-core machine shared with other work (seconds):
+Measured on a 2-core machine (seconds; "before" from the commit before the
+verdicts were vectorised):
 
     models  rows       before  library  evp compare --all
-    100     59,400     13.4    0.6      2.7
-    300     538,200    172.9   0.7      7.8
-    1,000   5,994,000  -       13.8     89.6
+    100     59,400     8.0     0.3      0.9
+    300     538,200    53.5    0.3      1.4
+    1,000   5,994,000  -       3.4      7.4
 
-At 1,000 models a quieter run took 4.2 s in the library and 31.5 s on the
-command line, two thirds of it in the verdicts' sentences (ranking's
-verdict_sentences); the old code was not run there (it grew with the square of
-the models: about 30 minutes).
+The command line at 1,000 models took 31-90 s until the verdicts' sentences
+(ranking's verdict_sentences) counted pairs on integer codes and worded only the
+pairs they show; the old code was not run there (it grew with the square of the
+models: about 30 minutes).
 """
 
 import argparse
