@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import evp
-from evp import cli, tables
+from evp import cli, ranking, tables
 from evp.readers import looks_like_loss
 
 
@@ -334,10 +334,17 @@ def test_report_and_compare_compare_at_the_same_budgets(tmp_path):
         judged = table.loc[table[" vs ".join(pair)] != "–", "n"].tolist()
         assert judged == tables.comparison_budgets(rounds, 30)
         assert max(judged) == rounds
-    # Three models are judged family-wise at budgets they all reach: up to the
-    # smallest model's rounds.
+    # Three models are judged family-wise at budgets they all reach (up to the
+    # smallest model's rounds), and the matrix shows the largest of them where
+    # a verdict can be strong (not one where every band is open).
     headings = [h for h, _ in build_report(results).sections]
-    assert "Evidence that the row beats the column at n = 7" in headings
+    (shown,) = [int(h.rsplit("= ", 1)[1]) for h in headings
+                if h.startswith("Evidence that the row beats the column at n = ")]
+    scores = {m: results.scores_as_read[m] for m in results.models}
+    table = evp.compare_all(scores)  # at the default budgets, as the report
+    assert table["n"].max() == 7
+    open_ = ranking.open_budgets(scores, None, table["band confidence"].iloc[0])
+    assert shown == (max(open_.index[~open_]) if (~open_).any() else 7)
 
 
 def test_the_command_line_checks_confidence_and_budgets(loss_file, capsys):
