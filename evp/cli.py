@@ -137,9 +137,9 @@ def _several_sources(args: argparse.Namespace, words: list) -> list:
     return rest
 
 
-def _results(args: argparse.Namespace, group: str | None):
+def _results(args: argparse.Namespace, group: str | None, said: Said):
     """The results RESULTS names, read as the input options say; the reader's
-    notes printed."""
+    notes and warnings said."""
     from evp.readers import read_results
 
     failed = args.failed
@@ -166,25 +166,32 @@ def _results(args: argparse.Namespace, group: str | None):
                              f"score, and the scores run from {shown.min():g} to "
                              f"{shown.max():g}")
         results = analyses.with_floor(results.replace(limits=bounds))
-    for note in results.notes:
-        _note(note)
-    for warning in results.warnings:
-        _warn(warning)
+    said.read(results)
     return results
 
 
-# What the command has to say beside its result: notes on what was read or
-# assumed, and warnings that an assumption looks broken. Said on stderr (stdout
-# holds the table alone) once the command has succeeded; an error is one line.
-_SAID: list[str] = []
+class Said:
+    """What a command has to say beside its result: notes on what was read or
+    assumed, and warnings that an assumption looks broken, in the order said.
+    A handler returns it with its status; the command line prints it on stderr
+    (stdout holds the table alone) once the command has succeeded; an error is
+    one line instead."""
 
+    def __init__(self):
+        self.lines: list[tuple[str, str]] = []  # ("note" or "warning", text)
 
-def _note(text: str) -> None:
-    _SAID.append(f"note: {_speak_cli(text)}")
+    def note(self, text: str) -> None:
+        self.lines.append(("note", text))
 
+    def warn(self, text: str) -> None:
+        self.lines.append(("warning", text))
 
-def _warn(text: str) -> None:
-    _SAID.append(f"warning: {_speak_cli(text)}")
+    def read(self, results) -> None:
+        """The reader's notes and warnings."""
+        for note in results.notes:
+            self.note(note)
+        for warning in results.warnings:
+            self.warn(warning)
 
 
 def _direction(args: argparse.Namespace) -> bool | None:
@@ -273,14 +280,14 @@ def _check_out(out: str | None, inputs=()) -> Path | None:
     return check_output(path, inputs=inputs, name="--out")
 
 
-def _write(out: Path, content, force: bool = False) -> None:
+def _write(out: Path, content, said: Said, force: bool = False) -> None:
     """Write --out atomically (evp._output.write_output: a file evp did not
     write is replaced only with --force), saying so, and saying when it
     replaced a file."""
     from evp._output import write_output
 
     if write_output(out, content, force=force):
-        _note(f"replaced the existing {out}")
+        said.note(f"replaced the existing {out}")
     print(f"wrote {out}")
 
 
@@ -299,33 +306,34 @@ def _save_figure(result, out: Path) -> None:
     _save(first.figure, out)
 
 
-def _finish(table, out: Path | None, draw, caption: str = "",
-            force: bool = False, shown=None) -> int:
+def _finish(table, out: Path | None, draw, caption: str, said: Said, *,
+            force: bool = False, shown=None) -> tuple[int, Said]:
     """Print the table, then write it (.csv, or .tex with `caption`) or the figure
     `draw()` returns to --out (replacing a file evp did not write only when
     `force`). `shown`, when given, is printed instead: a summary of a table too
     long to read."""
     _print_table(table if shown is None else shown)
     if out is None:
-        return 0
+        return 0, said
     if out.suffix.lower() == ".csv":
         from evp._escape import csv_text
 
-        _write(out, csv_text(table), force)
+        _write(out, csv_text(table), said, force)
     elif out.suffix.lower() == ".tex":
         from evp.latex import latex_table
 
-        _write(out, latex_table(table, caption=caption), force)
+        _write(out, latex_table(table, caption=caption), said, force)
     else:
         import matplotlib
 
         matplotlib.use("Agg")  # files only: no screen needed
         drawn = draw()
-        _write(out, lambda path: _save_figure(drawn, path), force)
-    return 0
+        _write(out, lambda path: _save_figure(drawn, path), said, force)
+    return 0, said
 
 
-def curve(args: argparse.Namespace) -> int:
+def curve(args: argparse.Namespace) -> tuple[int, Said]:
+    said = Said()
 
     if args.old_band:
         if args.method not in (None, args.old_band):
@@ -342,7 +350,7 @@ def curve(args: argparse.Namespace) -> int:
                          "draws one curve per model, --pool one for all rows")
     out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
-    results = _results(args, args.group)
+    results = _results(args, args.group, said)
     if args.group is None:
         frame = results.frame
         # A tool's record (scikit-learn's, MLflow's, W&B's) as a plain file: a
@@ -374,17 +382,17 @@ def curve(args: argparse.Namespace) -> int:
                              "--task write the table (.csv or .tex), or draw a "
                              "task's rows alone")
     if args.tail is not None:
-        return _tail(args, results, ns, out)
+        return _tail(args, results, ns, out, said)
     found = analyses.curves(results, estimator=args.estimator, method=args.method,
                             confidence=args.confidence, ns=ns)
     for sentence in found.notes:
-        _note(sentence)
+        said.note(sentence)
     return _finish(found.table, out, lambda: found.plot(
         cost_unit=args.cost_unit, x="cost" if args.cost else "trials"),
-        found.caption(), force=args.force)
+        found.caption(), said, force=args.force)
 
 
-def _tail(args, results, ns, out) -> int:
+def _tail(args, results, ns, out, said: Said) -> tuple[int, Said]:
     """evp curve --tail: each model's fitted noisy quadratic tail (see
     evp.analyses.tail)."""
     args.names = {"threshold": "--tail"}  # in the library's messages
@@ -392,11 +400,13 @@ def _tail(args, results, ns, out) -> int:
     for line in found.lines:
         print(line)
     for sentence in found.notes:
-        _note(sentence)
-    return _finish(found.table, out, found.plot, found.caption(), force=args.force)
+        said.note(sentence)
+    return _finish(found.table, out, found.plot, found.caption(), said,
+                   force=args.force)
 
 
-def compare(args: argparse.Namespace) -> int:
+def compare(args: argparse.Namespace) -> tuple[int, Said]:
+    said = Said()
     if args.all or len(args.models) != 2 or args.task is not None:
         return _compare_many(args)
     if args.baseline is not None:
@@ -409,7 +419,7 @@ def compare(args: argparse.Namespace) -> int:
     args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
-    results = _results(args, args.group)
+    results = _results(args, args.group, said)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
@@ -417,15 +427,16 @@ def compare(args: argparse.Namespace) -> int:
     found = analyses.two_models(results, args.a, args.b, ns, args.confidence,
                                 method=args.method)
     for sentence in found.notes:
-        _note(sentence)
+        said.note(sentence)
     return _finish(found.table, out, lambda: found.plot(cost_unit=args.cost_unit),
-                   found.caption(), force=args.force)
+                   found.caption(), said, force=args.force)
 
 
-def _compare_many(args: argparse.Namespace) -> int:
+def _compare_many(args: argparse.Namespace) -> tuple[int, Said]:
     """evp compare with three or more models (or --all), or with --task: the set
     that may still be best and every pair's verdict, family-wise; across tasks,
     the ranks, the aggregate curve and the pairs' tests."""
+    said = Said()
     if args.models and args.all:
         raise UsageError("--all compares every model: leave out the model names, "
                          "or drop --all")
@@ -436,7 +447,7 @@ def _compare_many(args: argparse.Namespace) -> int:
         raise UsageError(f"each model once, got {' '.join(args.models)}")
     out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
-    results = _results(args, args.group)
+    results = _results(args, args.group, said)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
@@ -468,18 +479,20 @@ def _compare_many(args: argparse.Namespace) -> int:
         found = analyses.many_models(results, ns, args.confidence, adjust=adjust,
                                      baseline=args.baseline, method=args.method)
     for sentence in found.notes:
-        _note(sentence)
+        said.note(sentence)
     if results.task is None and not args.rows:
         shown = found.summary()
-        _note(f"each model's strong verdicts, at any budget, counted; every "
-              f"pair's verdict at every budget ({len(found.table)} rows): --rows "
-              "prints them, --out FILE.csv writes them")
+        said.note(f"each model's strong verdicts, at any budget, counted; every "
+                  f"pair's verdict at every budget ({len(found.table)} rows): "
+                  "--rows prints them, --out FILE.csv writes them")
     caption = found.what if results.task is not None else found.caption()
     return _finish(found.table, out, lambda: found.plot(
-        highlight=_listed(args.highlight)), caption, force=args.force, shown=shown)
+        highlight=_listed(args.highlight)), caption, said, force=args.force,
+        shown=shown)
 
 
-def plan(args: argparse.Namespace) -> int:
+def plan(args: argparse.Namespace) -> tuple[int, Said]:
+    said = Said()
     from evp.plot import cost_unit
 
     if args.a == args.b:
@@ -490,7 +503,7 @@ def plan(args: argparse.Namespace) -> int:
                          f"{args.budget}")
     args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out, _inputs(args))
-    results = _results(args, args.group)
+    results = _results(args, args.group, said)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
@@ -509,11 +522,11 @@ def plan(args: argparse.Namespace) -> int:
                           tail=args.tail,
                           unit=args.cost_unit or cost_unit(results.cost))
     for sentence in found.notes:
-        _note(sentence)
-    status = _finish(found.table, out, found.plot, found.caption(),
-                     force=args.force)
+        said.note(sentence)
+    done = _finish(found.table, out, found.plot, found.caption(), said,
+                   force=args.force)
     print(found.sentence)
-    return status
+    return done
 
 
 def _more_rounds(text: str) -> list[int]:
@@ -546,16 +559,17 @@ def _listed(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def report(args: argparse.Namespace) -> int:
+def report(args: argparse.Namespace) -> tuple[int, Said]:
     from evp.report import build_report
 
+    said = Said()
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm", ".md", ".markdown", ".tex"):
         raise UsageError(f"--out must end in .html, .md or .tex, got {args.out!r}")
     from evp._output import check_output
 
     out = check_output(out, inputs=_inputs(args), name="--out")
-    results = _results(args, args.group)
+    results = _results(args, args.group, said)
     models = None if args.models is None else [
         m.strip() for m in args.models.split(",") if m.strip()]
     if args.budget is not None and args.budget < 1:
@@ -570,17 +584,17 @@ def report(args: argparse.Namespace) -> int:
 
     # The reader's notes and warnings are said already (with their advice on
     # the options, which the report leaves out); the report's own, once.
-    said = set(results.notes) | {for_paper(note) for note in results.notes}
+    known = set(results.notes) | {for_paper(note) for note in results.notes}
     for note in built.notes[1:]:
-        if note not in said:
-            _note(note)
+        if note not in known:
+            said.note(note)
     replaced = []
     saved = built.save(out, inputs=_inputs(args), replaced=replaced,
                        force=args.force)
     print(f"wrote {saved}")
     for path in replaced:
-        _note(f"replaced the existing {path}")
-    return 0
+        said.note(f"replaced the existing {path}")
+    return 0, said
 
 
 def reproduce(args: argparse.Namespace) -> int:
@@ -613,7 +627,7 @@ def reproduce(args: argparse.Namespace) -> int:
     return 2 if done.failures else 0
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> tuple[int, Said]:
     import papermill
 
     from evp._workspace import RUNS_FOLDER, project_root
@@ -632,7 +646,8 @@ def run(args: argparse.Namespace) -> int:
                          "count failed rounds as the worst")
     # Read here as curve and compare would (direction, failed rounds, the
     # exchangeability check); the notebook gets what was settled.
-    results = _results(args, args.group)
+    said = Said()
+    results = _results(args, args.group, said)
     parameters = {"results_path": str(Path(args.results).expanduser().resolve()),
                   "score_column": results.score, "check_claims": False}
     if results.group is not None:
@@ -703,7 +718,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{name} failed: {error}") from None
     print(f"ran {name} on {args.results}: wrote {executed.name} and "
           f"{len(written)} file(s) in {out}: {', '.join(written)}")
-    return 0
+    return 0, said
 
 
 def search(args: argparse.Namespace) -> int:
@@ -776,7 +791,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         usage = " ".join(self.format_usage().split())
-        self.exit(2, f"{self.prog}: error: {_speak_cli(message)} ({usage}; "
+        self.exit(2, f"{self.prog}: error: {message} ({usage}; "
                      f"{self.prog} --help says more)\n")
 
 
@@ -1168,55 +1183,74 @@ _EXTRAS = {"matplotlib": "notebooks", "seaborn": "notebooks", "papermill": "note
            "pyarrow": "parquet", "torch": "search", "sklearn": "search",
            "ray": "ray", "mlflow": "mlflow"}
 
-# The library's keyword arguments and the options (or arguments) that set them.
-_OPTIONS = {
-    "estimator": "--estimator", "method": "--method", "confidence": "--confidence",
-    "ns": "--ns", "score": "--score", "group": "--group", "cost": "--cost",
-    "sep": "--sep", "decimal": "--decimal", "drop_bad_rows": "--drop-bad-rows",
-    "minimize": "--minimize", "x": None, "study": "--study", "metric": "--metric",
-    "mode": "--mode", "per_trial": "--per-trial", "backend": "--backend",
-    "address": "--address", "failed": "--failed", "order": "--order",
-    "bounds": "--bounds", "experiment": "--experiment", "runs": "--runs",
-    "replications": "--replications",
-}
-_KEYWORD = re.compile(
-    r"\b(" + "|".join(_OPTIONS) + r")=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?")
+# The library's names for what the command line calls otherwise: the results
+# a reader reads (RESULTS), and a tail's threshold (--tail).
+_LIBRARY_NAMES = {"path_or_frame": "results", "source": "results",
+                  "results": "results", "threshold": "tail"}
 
 
-def _speak_cli(message: str, names: dict | None = None) -> str:
-    """A library message in the command line's words: ``estimator='v'`` →
-    ``--estimator v``, ``drop_bad_rows=True`` → ``--drop-bad-rows``,
-    ``path_or_frame`` → ``RESULTS``; `names` maps other argument names to the
+def parameter_flags(parser: argparse.ArgumentParser | None = None) -> dict:
+    """Each parameter the command line sets, by the library's name, and the
+    option (or argument) that sets it, read off the parser itself and its
+    subcommands: ``{"estimator": "--estimator", "results": "RESULTS", …}``, so
+    that a new option speaks for itself in every message."""
+    parser = parser or build_parser()
+    flags: dict[str, str] = {}
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif action.option_strings and action.dest != "help":
+                flags.setdefault(action.dest, max(action.option_strings, key=len))
+    # The positional arguments the library names (a model's "a" or "b" is no
+    # keyword: "fit a=0.5" stays as it is).
+    flags.update({name: ("RESULTS" if dest == "results" else flags[dest])
+                  for name, dest in _LIBRARY_NAMES.items()})
+    return flags
+
+
+def in_command_line_words(message, flags: dict | None = None,
+                          names: dict | None = None, param: str | None = None
+                          ) -> str:
+    """A library message in the command line's words, `flags` being
+    :func:`parameter_flags`: the parameter an error names (`param`, the
+    ``.param`` of evp.ParameterError) as its option; a keyword the message
+    advises (``estimator='v'`` → ``--estimator v``, ``drop_bad_rows=True`` →
+    ``--drop-bad-rows``); a message that opens with a parameter's name and a
+    colon (``score: no column …``); `names` maps other argument names to the
     user's words (``scores_a`` → the first model's name)."""
+    import shlex
+
+    flags = parameter_flags() if flags is None else flags
+    message = str(message)
+    # Whole words only, and only names of parameters with an option.
+    known = "|".join(sorted((re.escape(n) for n in flags), key=len, reverse=True))
 
     def option(match: re.Match) -> str:
-        flag = _OPTIONS[match.group(1)]
-        if flag is None:
-            return match.group(0)
+        flag = flags[match.group(1)]
         value = next((v for v in match.groups()[1:] if v is not None), None)
         if flag == "--minimize" and value in ("True", "False"):
             return "--minimize" if value == "True" else "--maximize"
         if value in ("True", "False"):
             return flag if value == "True" else f"no {flag}"
-        if value is None:
+        if value is None or not flag.startswith("-"):
             return flag
-        import shlex
-
         return f"{flag} {shlex.quote(value)}"
 
-    message = _KEYWORD.sub(option, str(message))
+    message = re.sub(rf"(?<![\w.])({known})=(?:'([^']*)'|\"([^\"]*)\"|([\w.\-]+))?",
+                     option, message)
     # "--estimator v or 'w'": the alternative is a value too.
     message = re.sub(r"(--[\w-]+ [\w.\-]+) or '([^']*)'", r"\1 or \2", message)
-    message = re.sub(r"^ns\b", "--ns", message)
-    message = re.sub(r"^(score|study|metric|mode|per_trial|minimize|failed|order|"
-                     r"experiment|highlight):",
-                     lambda m: f"--{m.group(1).replace('_', '-')}:", message)
-    message = re.sub(r"\bpath_or_frame\b", "RESULTS", message)
+    lead = re.match(rf"({known})(:| )", message)
+    if lead and (lead.group(2) == ":" or lead.group(1) == param):
+        message = flags[lead.group(1)] + message[len(lead.group(1)):]
     for name, words in (names or {}).items():
         # The user's words as they are: a model named C:\\runs is no pattern.
         message = re.sub(rf"\b{re.escape(name)}\b", lambda _, w=words: str(w),
                          message)
-    return message.replace("pass sep", "pass --sep")
+    return message
 
 
 def _shown(text) -> str:
@@ -1251,23 +1285,28 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         own = parser._subparsers._group_actions[0].choices[args.command]
         own.error(f"unrecognized arguments: {' '.join(extra)}")
-    _SAID.clear()
+    flags = parameter_flags(parser)
+    names = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            status = args.handler(args)
-            for line in _SAID:
-                print(_shown(line), file=sys.stderr)
+            done = args.handler(args)
+            status, said = done if isinstance(done, tuple) else (done, Said())
+            names = getattr(args, "names", None)
+            for kind, text in said.lines:
+                words = in_command_line_words(text, flags, names)
+                print(_shown(f"{kind}: {words}"), file=sys.stderr)
         except ImportError as error:
             extra = _EXTRAS.get((error.name or "").split(".")[0])
             message = (f"{error.name} is not installed: pip install 'evp[{extra}]'"
-                       if extra else _speak_cli(error))
+                       if extra else in_command_line_words(error, flags))
             print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
             status = 2
         except (UsageError, ValueError, OSError) as error:
             names = getattr(args, "names", None)
-            print(_shown(f"evp {args.command}: {_speak_cli(error, names)}"),
-                  file=sys.stderr)
+            message = in_command_line_words(error, flags, names,
+                                            getattr(error, "param", None))
+            print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
             status = 2
         except KeyboardInterrupt:
             print(f"evp {args.command}: interrupted", file=sys.stderr)
@@ -1285,8 +1324,8 @@ def main(argv: list[str] | None = None) -> int:
     shown = (RuntimeWarning, UserWarning)
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, shown)):
-        print(_shown(f"evp {args.command}: warning: {_speak_cli(message, names)}"),
-              file=sys.stderr)
+        words = in_command_line_words(message, flags, names)
+        print(_shown(f"evp {args.command}: warning: {words}"), file=sys.stderr)
     return status
 
 

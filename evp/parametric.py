@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evp._validation import EmptyConfidenceSetWarning, _describe
+from evp._validation import EmptyConfidenceSetWarning, ParameterError, _describe
 
 # scipy is imported inside the functions that need it: `import evp` stays fast.
 
@@ -221,8 +221,8 @@ def _as_points(values, name: str) -> tuple[np.ndarray, bool]:
 def _as_budgets(ns) -> np.ndarray:
     array, _ = _as_points(ns, "ns")
     if (~np.isfinite(array) | (array <= 0)).any():
-        raise ValueError(f"ns must be positive and finite, got "
-                         f"{array[~np.isfinite(array) | (array <= 0)].flat[0]:g}")
+        raise ParameterError("ns", f"ns must be positive and finite, got "
+                             f"{array[~np.isfinite(array) | (array <= 0)].flat[0]:g}")
     return array
 
 

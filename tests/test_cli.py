@@ -401,7 +401,11 @@ def test_bad_rows_are_refused_or_dropped_and_listed(results_csv, tmp_path, capsy
 
 
 def test_library_messages_speak_the_command_line():
-    speak = cli._speak_cli
+    flags = cli.parameter_flags()
+
+    def speak(message, names=None, param=None):
+        return cli.in_command_line_words(message, flags, names, param)
+
     assert (speak("got n = 300; use estimator='v' or 'w' to extrapolate")
             == "got n = 300; use --estimator v or w to extrapolate")
     assert (speak("ties: method='dkw' holds for any distribution")
@@ -413,6 +417,23 @@ def test_library_messages_speak_the_command_line():
     assert (speak("ties (in scores_a and scores_b)", {"scores_a": "bert",
                                                       "scores_b": "gpt"})
             == "ties (in bert and gpt)")
+    # The parameter an error names is its option; a model's "a=" no keyword.
+    assert speak("ns must be at least 1", param="ns") == "--ns must be at least 1"
+    assert speak("ns must be at least 1") == "ns must be at least 1"
+    assert speak("fit a=0.5, b=0.7") == "fit a=0.5, b=0.7"
+    assert speak("could not be read; pass sep=") == "could not be read; pass --sep"
+
+
+def test_the_flags_are_read_off_the_parser():
+    # An option added to the parser speaks for itself: no list kept by hand.
+    parser = cli.build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    commands["curve"].add_argument("--brand-new-option", dest="brand_new")
+    assert cli.parameter_flags(parser)["brand_new"] == "--brand-new-option"
+    assert cli.in_command_line_words(
+        "pass brand_new=3", cli.parameter_flags(parser)) == "pass --brand-new-option 3"
+    assert not hasattr(cli, "_OPTIONS") and not hasattr(cli, "_speak_cli")
+    assert not hasattr(cli, "_SAID")  # a handler returns what it says
 
 
 def test_every_option_has_help_and_its_default():

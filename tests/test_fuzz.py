@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evp.cli import _shown, _speak_cli, main
+from evp.cli import _shown, in_command_line_words, main
 
 EXAMPLES = int(os.environ.get("EVP_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
@@ -231,8 +231,9 @@ def test_random_model_names(names, options):
             writer.writerows(rows)
         check(Path(folder), "curve", path, "--score", "acc", "--group", "model",
               "--ns", "1,3")
-        said = _shown(_speak_cli("scores_a and scores_b differ",
-                                 {"scores_a": names[0], "scores_b": names[1]}))
+        said = _shown(in_command_line_words(
+            "scores_a and scores_b differ", names={"scores_a": names[0],
+                                                   "scores_b": names[1]}))
         assert "\n" not in said and "\x1b" not in said
 
 

@@ -30,7 +30,7 @@ from evp._output import (
     write_file,
     write_folder_files,
 )
-from evp.cli import _speak_cli, main
+from evp.cli import in_command_line_words, main
 from evp.readers import looks_like_loss
 
 
@@ -506,8 +506,8 @@ def test_the_markdown_report_shows_hostile_names_as_text():
 
 def test_names_with_backslashes_are_text_in_messages():
     message = "scores_a has 2 rounds; scores_b has 3"
-    said = _speak_cli(message, {"scores_a": "C:\\runs\\bert",
-                                "scores_b": "\\input{x}\\n"})
+    said = in_command_line_words(message, names={"scores_a": "C:\\runs\\bert",
+                                                 "scores_b": "\\input{x}\\n"})
     assert said == "C:\\runs\\bert has 2 rounds; \\input{x}\\n has 3"
 
 

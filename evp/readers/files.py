@@ -415,7 +415,7 @@ def read_table(path: Path, sep: str | None = None,
                          ) from None
     except (pd.errors.ParserError, UnicodeDecodeError, csv_error()) as exc:
         raise ValueError(f"path_or_frame: {path.name} could not be read as text "
-                         f"separated by {sep!r}: {_reason(exc)}; pass sep") from None
+                         f"separated by {sep!r}: {_reason(exc)}; pass sep=") from None
     except _decompression_errors() as exc:
         raise _damaged(path, exc) from None
     if big and "usecols" in options and len(frame.columns) < len(header):
