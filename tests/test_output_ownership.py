@@ -8,10 +8,7 @@ report's figures written into the folder it read, a full disk, and a shared
 lock folder that other users could not use.
 """
 
-import contextlib
 import errno
-import hashlib
-import io
 import json
 import os
 import stat
@@ -23,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_safety import one_line_error, run_cli, tree
 
 import evp._output as output
 from evp._output import (
@@ -31,35 +29,7 @@ from evp._output import (
     write_folder_files,
     write_output,
 )
-from evp.cli import main
 from evp.runner import NotebookFailed, run_atomically
-
-
-def tree(folder: Path) -> dict:
-    """Every file and folder under `folder`, files by their checksum."""
-    return {str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest()
-                                         if p.is_file() else "folder")
-            for p in sorted(Path(folder).rglob("*"))}
-
-
-def run_cli(*args) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main([str(a) for a in args])
-        except SystemExit as exit:
-            status = exit.code
-    return status, out.getvalue(), err.getvalue()
-
-
-def one_line_error(status, err, command) -> str:
-    assert status == 2, err
-    assert "Traceback" not in err
-    errors = [line for line in err.strip().splitlines()
-              if line.startswith(f"evp {command}: ")
-              and not line.startswith(f"evp {command}: warning:")]
-    assert len(errors) == 1, err
-    return errors[0]
 
 
 def results_file(path: Path, seed: int = 0) -> Path:
@@ -214,7 +184,7 @@ def test_an_existing_file_evp_did_not_write_is_replaced_only_with_force(
     target.write_text("\\documentclass{article} % the user's own paper")
     before = tree(tmp_path)
     args = [command[0], results, "--score", "acc", *command[1:], "--out", target]
-    line = one_line_error(*run_cli(*args)[::2], command[0])
+    line = one_line_error(*run_cli(*args), command[0])
     assert "was not written by evp" in line and "--force" in line
     assert tree(tmp_path) == before  # nothing written, not even a figure
     status, _, err = run_cli(*args, "--force")
@@ -223,7 +193,7 @@ def test_an_existing_file_evp_did_not_write_is_replaced_only_with_force(
     # Now evp's own, it is replaced without --force; edited by hand, it is not.
     assert run_cli(*args)[0] == 0
     target.write_text(target.read_text() + "% a hand edit")
-    assert "changed since" in one_line_error(*run_cli(*args)[::2], command[0])
+    assert "changed since" in one_line_error(*run_cli(*args), command[0])
     assert target.read_text().endswith("% a hand edit")
 
 
@@ -236,13 +206,13 @@ def test_a_report_never_writes_figures_into_the_folder_it_reads(tmp_path, suffix
     results = results_file(inputs / "runs.csv")
     before = tree(tmp_path)
     line = one_line_error(*run_cli("report", results, "--score", "acc", "--group",
-                                   "model", "--out", tmp_path / f"X{suffix}")[::2],
+                                   "model", "--out", tmp_path / f"X{suffix}"),
                           "report")
     assert "X-figures" in line and "input" in line
     assert tree(tmp_path) == before
     # The results as the folder itself: refused the same way.
     line = one_line_error(*run_cli("report", inputs, "--score", "acc", "--group",
-                                   "model", "--out", tmp_path / f"X{suffix}")[::2],
+                                   "model", "--out", tmp_path / f"X{suffix}"),
                           "report")
     assert "X-figures" in line
     assert tree(tmp_path) == before
@@ -286,7 +256,7 @@ def test_a_full_disk_through_the_command_line_is_one_line_naming_the_file(
 
     monkeypatch.setattr(output, "_digest", full)
     line = one_line_error(*run_cli("curve", results, "--score", "acc", "--group",
-                                   "model", "--out", tmp_path / "t.csv")[::2],
+                                   "model", "--out", tmp_path / "t.csv"),
                           "curve")
     monkeypatch.setattr(output, "_digest", real)
     assert f"could not write {tmp_path / 't.csv'}" in line
