@@ -1,5 +1,7 @@
-"""The long fuzz run: tests/test_fuzz.py with many random examples per reader
-(the CI run draws 25 each, the same every time), and how long it took.
+"""The long fuzz run: tests/test_fuzz.py (every reader, hostile names and
+plug-ins) and tests/test_fuzz_outputs.py (a user's files beside evp's
+outputs) with many random examples per test (the CI run draws a few tens each,
+the same every time), and how long it took.
 
     python benchmarks/fuzz_long.py [EXAMPLES]      # default 2000 per test
 
@@ -9,6 +11,7 @@ smallest input it found.
 """
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -21,9 +24,13 @@ if __name__ == "__main__":
     env = dict(os.environ, EVP_FUZZ_EXAMPLES=examples, EVP_FUZZ_RANDOM="1")
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_fuzz.py",
-                           "-q", "-p", "no:cacheprovider",
-                           "--hypothesis-show-statistics"], cwd=ROOT, env=env)
+                           "tests/test_fuzz_outputs.py", "-q", "-p",
+                           "no:cacheprovider", "--hypothesis-show-statistics"],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    print(done.stdout[-4000:], done.stderr[-2000:])
     seconds = time.perf_counter() - start
-    print(f"fuzz: {examples} examples per test, 7 tests, {seconds:.0f} s, "
+    counted = re.findall(r"(\d+) (passed|failed)", done.stdout)
+    tests = ", ".join(f"{n} {what}" for n, what in counted) or "no test"
+    print(f"fuzz: {examples} examples per test, {tests}, {seconds:.0f} s, "
           f"{'passed' if done.returncode == 0 else 'FAILED'}")
     sys.exit(done.returncode)
