@@ -826,7 +826,15 @@ def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
     widest = int(tested.max())
     differ = pairs[pairs["differ"]]
     sentences = []
-    if floor > alpha:
+    if widest == 0:
+        # Every task is tied (or missing a model): none has a range of scores
+        # to place the models on, so the test has no task to use.
+        sentences.append(
+            "The test has no task to use: on every task the pairs' models score "
+            "the same in every round (or one of them has no rounds), so no task "
+            "has a range of scores to place them on, and no pair can be found to "
+            "differ at any budget.")
+    elif floor > alpha:
         alone = wilcoxon_floor(widest)
         formula = f"2/2^{widest} = " if alone == min(1.0, 2 / 2 ** widest) else ""
         sentences.append(

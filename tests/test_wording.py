@@ -386,3 +386,22 @@ def test_the_benchmark_reads_true_on_the_command_line_and_in_the_report(
     assert "At n = 35: 0 strong" not in text
     for line in re.findall(r"^note: (.+ beats .+ \(strong\) at .+)$", every, re.M):
         assert f"- {line}" in text  # the same sentences, both ways
+
+
+def test_tasks_that_all_tie_leave_the_test_nothing_to_use():
+    # Every round of every model scores the same on every task: no task has a
+    # range of scores, so the test across tasks has none to use, which is said
+    # as that, not as a test "with 0 tasks".
+    import evp
+    from evp import analyses
+
+    frame = pd.DataFrame([(t, m, 0.5) for t in ["t1", "t2", "t3", "t4", "t5"]
+                          for m in ["a", "b", "c"] for _ in range(6)],
+                         columns=["task", "model", "acc"])
+    results = evp.read_results(frame, score="acc", group="model", task="task",
+                               minimize=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = analyses.many_tasks(results)
+    assert found.across[0].startswith("The test has no task to use")
+    assert not any("0 tasks" in s or "2^0" in s for s in found.across)
