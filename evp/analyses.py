@@ -564,7 +564,7 @@ class ManyTasks(Analysis):
 
     def wins(self) -> pd.DataFrame:
         """At the largest budget, the share of tasks on which the row's median
-        curve is ahead of the column's."""
+        curve is ahead of the column's ("–" where no task counts)."""
         pairs = self.pairs
         matrix = pairs[pairs["n"] == pairs["n"].max()]
         share = {(a, b): w for a, b, w in matrix[["a", "b", "a wins"]].itertuples(
@@ -572,9 +572,13 @@ class ManyTasks(Analysis):
         share |= {(b, a): 1 - w for (a, b), w in list(share.items())}
         models = self.results.models
         shown = pd.DataFrame({"wins on (share of tasks) →": models})
+        def cell(a, b) -> str:
+            value = share.get((a, b), math.nan)
+            # No task to count on (the pair never met, or every task tied).
+            return "–" if a == b or not math.isfinite(value) else f"{value:.2f}"
+
         for b in models:
-            shown[b] = [("–" if a == b else f"{share.get((a, b), float('nan')):.2f}")
-                        for a in models]
+            shown[b] = [cell(a, b) for a in models]
         return shown
 
     def missing(self) -> list[str]:

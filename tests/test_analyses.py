@@ -107,3 +107,14 @@ def test_a_plan_too_big_for_memory_names_its_parameter():
         analyses.plan(results, "a", "b", 2, [10**6], replications=10**6)
     assert raised.value.param == "replications"
     assert "give replications=" in str(raised.value)
+
+
+def test_the_wins_matrix_says_no_share_where_no_task_counts():
+    frame = pd.DataFrame([(t, m, 0.5) for t in ["t1", "t2", "t3"]
+                          for m in ["a", "b"] for _ in range(5)],
+                         columns=["task", "model", "acc"])
+    results = evp.read_results(frame, score="acc", group="model", task="task",
+                               minimize=False)
+    wins = analyses.many_tasks(results).wins()
+    assert "nan" not in wins.to_string()
+    assert set(wins["a"]) | set(wins["b"]) == {"–"}
