@@ -178,7 +178,7 @@ def test_a_failing_cell_is_one_line_with_the_partial_notebook(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     line = lines[0]
-    assert line.startswith("evp run: deberta_tutorial failed: ValueError: method")
+    assert line.startswith("evp run: deberta_tutorial failed: ParameterError: method")
     kept = list((tmp_path / "evp-runs").glob("deberta_tutorial-failed-*"))
     assert len(kept) == 1
     partial = kept[0] / "deberta_tutorial.ipynb"
