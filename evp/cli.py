@@ -395,6 +395,7 @@ def curve(args: argparse.Namespace) -> tuple[int, Said]:
 def _tail(args, results, ns, out, said: Said) -> tuple[int, Said]:
     """evp curve --tail: each model's fitted noisy quadratic tail (see
     evp.analyses.tail)."""
+    args.names = {"threshold": "--tail"}  # in the library's messages
     found = analyses.tail(results, args.tail, args.confidence, ns)
     for line in found.lines:
         print(line)
