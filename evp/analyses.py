@@ -545,6 +545,20 @@ class ManyTasks(Analysis):
         ranked = self.table
         return ranked[ranked["n"] == ranked["n"].max()].drop(columns="n")
 
+    def by_task(self) -> pd.DataFrame:
+        """Each task and model at the largest budget: the median best score on
+        the task's own scale and its band (simultaneous over the models, tasks
+        and budgets; an edge is infinite where the rounds cannot bound it)."""
+        curves = self.curves
+        at = curves[curves["n"] == curves["n"].max()]
+        word = "lowest" if self.results.minimize else "best"
+        name = self.results.score_name
+        return pd.DataFrame({
+            "task": at["task"].to_numpy(), "model": at["model"].to_numpy(),
+            f"median {word} {name}": at["median"].to_numpy(float),
+            "lower": at["lower"].to_numpy(float),
+            "upper": at["upper"].to_numpy(float)})
+
     def best_by_task(self) -> pd.DataFrame:
         """Per task and budget, the models that may still be best (every
         task's bands at once): their names, "all", or how many."""

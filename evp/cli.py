@@ -575,11 +575,15 @@ def report(args: argparse.Namespace) -> tuple[int, Said]:
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
                          f"{args.budget}")
+    if args.score_name is not None and not args.score_name.strip():
+        raise UsageError("--score-name must name the score, e.g. --score-name "
+                         "'log loss' (or leave it out for the column's name)")
     built = build_report(results, models=models, target=args.target,
                          confidence=args.confidence, method=args.method,
                          strategy=args.strategy, title=args.title,
                          budget=args.budget, highlight=_listed(args.highlight),
-                         vector_figures=out.suffix.lower() == ".tex")
+                         vector_figures=out.suffix.lower() == ".tex",
+                         score_name=args.score_name)
     from evp.analyses import for_paper
 
     # The reader's notes and warnings are said already (with their advice on
@@ -1072,6 +1076,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: as recorded in the results, else to fill in)")
     paper.add_argument("--title", metavar="TEXT",
                        help="the report's title (default: the study and the models)")
+    paper.add_argument("--score-name", metavar="TEXT",
+                       help="the score's name in the report's words, tables and "
+                            "figures, e.g. 'log loss' (default: the score column's "
+                            "name)")
     paper.add_argument("--highlight", metavar="MODEL[,MODEL]",
                        help="with three or more models or several tasks: the "
                             "model(s) to draw in bold, e.g. your own (default: "

@@ -110,13 +110,15 @@ def number(value, places: int | None = None) -> str:
     return text
 
 
-def _cell(value, places: int | None = None) -> str:
+def _cell(value, places: int | None = None, open_: bool = False) -> str:
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
     if isinstance(value, float | np.floating):
         if np.isnan(value):
             return ""
         if np.isinf(value):  # an open band edge
+            if open_:
+                return "open"
             return r"$\infty$" if value > 0 else r"$-\infty$"
         return escape(number(value, places))
     if value is None or value is pd.NA or value is pd.NaT:
@@ -128,6 +130,8 @@ def _plain(value, places: int | None = None) -> str:
     """A cell's text as it reads, before escaping: what its width is."""
     if isinstance(value, float | np.floating) and np.isfinite(value):
         return number(value, places)
+    if isinstance(value, float | np.floating) and np.isinf(value):
+        return "open"
     return str(value)
 
 
@@ -138,9 +142,12 @@ def _numeric(column: pd.Series) -> bool:
 
 def _wrapped(name, width: int = 14) -> list[str]:
     """A column's name in lines of about `width` characters, broken between words
-    only (a name is never cut inside a word)."""
-    return textwrap.wrap(str(name), width, break_long_words=False,
-                         break_on_hyphens=False) or [""]
+    or after an underscore (a model's name, k_nearest_neighbors, is as wide as
+    its longest part), never inside a word."""
+    # A space after each underscore lets textwrap break there; taken out again.
+    lines = textwrap.wrap(str(name).replace("_", "_ "), width,
+                          break_long_words=False, break_on_hyphens=False)
+    return [line.replace("_ ", "_") for line in lines] or [""]
 
 
 def _header(name, width: int = 14) -> str:
@@ -153,13 +160,20 @@ def _header(name, width: int = 14) -> str:
             + "\\end{tabular}")
 
 
+#: About the characters of \\small text a column of a two-column page holds
+#: (about 240pt): a table wider than this is set across both columns.
+COLUMN = 50
+
+
 def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
-                wrap: int = 40, page: int = 76) -> str:
+                wrap: int = 40, page: int = 76, open_: str | None = None) -> str:
     r"""`frame` as a ``table`` float: ``booktabs`` rules, numbers right-aligned
     (4 significant digits, open band edges as :math:`\infty`), text left-aligned,
     long column names on several lines, and columns whose text runs longer than
-    `wrap` characters set as wrapping paragraphs. A table still wider than about
-    `page` characters is scaled to the line's width, so that it fits the page.
+    `wrap` characters set as wrapping paragraphs. A table wider than a column of
+    a two-column page is a ``table*`` (both columns; in one column, a plain
+    float), and one still wider than its line is scaled to fit it (only then:
+    LaTeX measures it).
 
     Parameters
     ----------
@@ -172,6 +186,10 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     wrap : int, default 40
     page : int, default 76
         About the characters of \small text a line holds (345pt).
+    open_ : str, optional
+        What an open band edge means, for the caption: given, an infinite cell
+        reads "open" and the caption ends with "Open: `open_`."; by default
+        it reads :math:`\infty`.
 
     Returns
     -------
@@ -185,7 +203,10 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
         raise ValueError(f"label must be letters, digits and ':._-', got {label!r}")
     places = [decimals(frame.iloc[:, j]) if _numeric(frame.iloc[:, j]) else None
               for j in range(frame.shape[1])]
-    cells = [[_cell(v, places[j]) for j, v in enumerate(row)]
+    opened = open_ is not None and any(
+        isinstance(v, float | np.floating) and np.isinf(v)
+        for row in frame.itertuples(index=False) for v in row)
+    cells = [[_cell(v, places[j], opened) for j, v in enumerate(row)]
              for row in frame.itertuples(index=False)]
     plain = [[_plain(v, places[j]) for j, v in enumerate(row)]
              for row in frame.itertuples(index=False)]
@@ -216,6 +237,7 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     least = [0.017 * w + 0.01 for w, k in zip(words, kinds, strict=True) if k == "p"]
     widths = [max(low, min(share, max(room, 0) * w / sum(weights)))
               for w, low in zip(weights, least, strict=True)]
+    natural = width  # in characters, paragraphs at their `wrap`
     if widths:  # paragraphs set the width: too wide only if they run over
         width = page + 1 if sum(widths) > room + 1e-9 else 0
     widths = iter(widths)
@@ -231,11 +253,17 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
             " & ".join(_header(c) for c in frame.columns) + end, "\\midrule",
             *(" & ".join(row) + end for row in cells),
             "\\bottomrule", "\\end{tabular}"]
-    if width > page:  # wider than the page: scaled down to fit it
-        body = ["\\resizebox{\\linewidth}{!}{%", *body, "}"]
-    lines = ["\\begin{table}[htbp]", "\\centering", "\\small", *body,
+    if width > page:  # maybe wider than the line: scaled to it only if it is
+        body = ["\\sbox0{%", *body, "}%",
+                "\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}%",
+                "\\else\\usebox0\\fi"]
+    # Wider than a column of a two-column page: across both columns.
+    float_ = "table*" if natural > COLUMN else "table"
+    if opened:
+        caption = f"{caption.rstrip('.')}. Open: {open_.rstrip('.')}."
+    lines = [f"\\begin{{{float_}}}[htbp]", "\\centering", "\\small", *body,
              f"\\caption{{{escape(caption)}}}"]
     if label is not None:
         lines.append(f"\\label{{{label}}}")
-    lines.append("\\end{table}")
+    lines.append(f"\\end{{{float_}}}")
     return "\n".join(lines) + "\n"

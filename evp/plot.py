@@ -1595,6 +1595,58 @@ def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
     return ax
 
 
+def plot_task_curves(curves, *, y: str = "score", minimize: bool = False,
+                     highlight=None, columns: int = 3):
+    """Each task's median tuning curves on its own scale, a small panel per
+    task (:func:`evp.ranking.task_curves`'s table: ``task``, ``model``,
+    ``n``, ``median``), one line per model in the same colour on every panel,
+    and one legend below them.
+
+    Returns
+    -------
+    numpy.ndarray of matplotlib.axes.Axes
+        One per task (any panel left over is hidden).
+    """
+    import matplotlib.pyplot as plt
+
+    tasks = list(dict.fromkeys(curves["task"]))
+    models = list(dict.fromkeys(curves["model"]))
+    marked = _highlighted(models, highlight)
+    colors = dict(zip(models, _colors(PALETTE, len(models)), strict=False))
+    columns = max(1, min(columns, len(tasks)))
+    rows = -(-len(tasks) // columns)
+    with plt.rc_context(theme()):
+        figure, axes = plt.subplots(rows, columns, squeeze=False, sharex=True,
+                                    figsize=(2.2 * columns + 0.3, 1.9 * rows + 0.8),
+                                    layout="constrained")
+    for ax, task in zip(axes.flat, tasks, strict=False):
+        part = curves[curves["task"] == task]
+        for model, line in part.groupby("model", sort=False):
+            line = line.sort_values("n")
+            ax.plot(line["n"], line["median"], color=colors[model],
+                    linewidth=2.2 if model in marked else 1.2, marker="o",
+                    markersize=2, label=str(model))
+        ax.set_xscale("log")
+        plain_log_axis(ax.xaxis)
+        ax.set_title(str(task), fontsize="medium")
+        ax.tick_params(labelsize="small")
+    for ax in axes.flat[len(tasks):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("budget n (rounds)", fontsize="small")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"median {'lowest' if minimize else 'best'} {y}",
+                      fontsize="small")
+    # Every model once, from whichever panel drew it (a model may lack a task).
+    drawn = {}
+    for ax in axes.flat[:len(tasks)]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            drawn.setdefault(label, handle)
+    figure.legend(list(drawn.values()), list(drawn), loc="outside lower center",
+                  fontsize="small", ncols=min(len(drawn), 3))
+    return axes.ravel()[:len(tasks)]
+
+
 def plot_profiles(profile, *, highlight=None, ax=None):
     """Performance profiles at one budget (:func:`evp.ranking.profile_table`): the
     share of tasks on which each model's median curve reaches each level of the

@@ -36,6 +36,9 @@ from evp.analyses import for_paper, with_floor
 __all__ = ["Report", "build_report", "for_paper", "with_floor"]
 
 TO_FILL = "to fill in"
+#: What an open cell of a band means, said under every table that has one.
+OPEN = ("the band is unbounded there: too few rounds to bound the curve at that "
+        "budget with the stated confidence")
 
 # Column prefixes under which search tools record the hyperparameters (W&B and Ray
 # Tune, MLflow, Optuna, scikit-learn's cv_results_, others).
@@ -96,10 +99,13 @@ class Report:
         parts = [f"<h1>{html.escape(self.title)}</h1>"]
         parts += [f"<p class='warning'><strong>Warning:</strong> "
                   f"{html.escape(text)}</p>" for text in self.warnings]
-        parts += [f"<p class='note'>{html.escape(note)}</p>" for note in self.notes]
+        data = _sentences(self.notes, self.checklist.columns[1:])
+        if data:
+            parts.append(f"<p class='note'><strong>Data.</strong> "
+                         f"{html.escape(data)}</p>")
         parts += ["<h2>Reporting checklist</h2>", _html_table(self.checklist)]
         for heading, content in self.sections:
-            parts.append(f"<h2>{html.escape(heading)}</h2>")
+            parts.append(f"<h2>{html.escape(_opened(heading, content))}</h2>")
             if isinstance(content, pd.DataFrame):
                 parts.append(_html_table(content))
             elif isinstance(content, str):
@@ -117,13 +123,14 @@ class Report:
         ``figures_folder/NAME.png`` (:meth:`save` writes them there)."""
         from urllib.parse import quote
 
+        data = _sentences(self.notes, self.checklist.columns[1:])
         parts = [f"# {_markdown_text(self.title)}",
                  *(f"> **Warning:** {_markdown_text(text)}"
                    for text in self.warnings),
-                 *(f"> {_markdown_text(note)}" for note in self.notes),
+                 *([f"**Data.** {_markdown_text(data)}"] if data else []),
                  "## Reporting checklist", _markdown_table(self.checklist)]
         for heading, content in self.sections:
-            parts.append(f"## {_markdown_text(heading)}")
+            parts.append(f"## {_markdown_text(_opened(heading, content))}")
             if isinstance(content, pd.DataFrame):
                 parts.append(_markdown_table(content))
             elif isinstance(content, str):
@@ -150,27 +157,35 @@ class Report:
         # The heading ragged-right: a long model name moves to the next line
         # whole, never into the margin (the contents list gets it plain).
         heading = title(self.title)
+        # What was read, in one paragraph: a note per tool's record (one per
+        # study across tasks) would open the section with a page of them.
+        data = _sentences(self.notes, self.checklist.columns[1:])
         parts = [f"\\section[{{{heading}}}]{{\\protect\\raggedright {heading}}}",
                  *(f"\\begin{{sloppypar}}\\noindent\\textbf{{Warning:}} "
                    f"{escape(text)}\\end{{sloppypar}}\n" for text in self.warnings),
-                 *(f"\\begin{{sloppypar}}{escape(note)}\\end{{sloppypar}}\n"
-                   for note in self.notes),
-                 latex_table(fill(self.checklist), wrap=24,
-                             caption="Reporting checklist (Dodge et al. 2019, Text "
-                                     "Box 1), filled in from the search's results")]
+                 *([f"\\begin{{sloppypar}}\\noindent\\textbf{{Data.}} "
+                    f"{escape(data)}\\end{{sloppypar}}\n"] if data else []),
+                 _latex_checklist(fill(self.checklist))]
         for heading, content in self.sections:
             if isinstance(content, pd.DataFrame):
-                parts.append(latex_table(fill(content), caption=heading))
+                parts.append(latex_table(fill(content), caption=heading,
+                                         open_=OPEN))
             elif isinstance(content, str):
+                # Drawn about 6.5 inches wide at 10-11pt: across both columns
+                # of a two-column page their labels stay at about that size
+                # (in one column, figure* is a plain figure).
                 parts.append("\n".join([
-                    "\\begin{figure}[htbp]", "\\centering",
-                    f"\\includegraphics[width=0.9\\linewidth]"
-                    f"{{{figures_folder}/{content}.pdf}}",
-                    f"\\caption{{{escape(heading)}}}", "\\end{figure}"]))
+                    "\\begin{figure*}[htbp]", "\\centering",
+                    f"\\includegraphics[width=\\linewidth,height=0.6\\textheight,"
+                    f"keepaspectratio]{{{figures_folder}/{content}.pdf}}",
+                    f"\\caption{{{escape(heading)}}}", "\\end{figure*}"]))
             else:
                 items = "\n".join(f"  \\item {escape(s)}" for s in content)
+                # Sloppy, so that a line of long model names breaks at a
+                # space rather than running into the margin.
                 parts.append(f"\\paragraph{{{escape(heading)}}}\n"
-                             f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
+                             f"\\begin{{sloppypar}}\\begin{{itemize}}\n{items}\n"
+                             "\\end{itemize}\\end{sloppypar}")
         needs = PREAMBLE.replace("\n", " ")
         return f"% needs in the preamble: {needs}\n" + "\n\n".join(parts) + "\n"
 
@@ -239,6 +254,54 @@ img {{ max-width: 100%; }}
 """
 
 
+def _sentences(notes, names=()) -> str:
+    """`notes` as one paragraph: each a sentence, its first letter capitalised
+    (unless it starts with a model's name, or a word that is not plain
+    lowercase, such as a column) and ended by a full stop."""
+    names = {str(n) for n in names}
+    said = []
+    for note in notes:
+        text = " ".join(str(note).split())
+        if not text:
+            continue
+        first = text.split(" ", 1)[0]
+        if first.isalpha() and first.islower() and first not in names:
+            text = text[0].upper() + text[1:]
+        said.append(text if text.endswith((".", "!", "?")) else text + ".")
+    return " ".join(said)
+
+
+def _latex_checklist(checklist: pd.DataFrame) -> str:
+    r"""The checklist for LaTeX. Two models or fewer: a table. More: a list, an
+    item each, at the text's size in one column or two (a table of one column
+    per model was scaled to about 5pt); a cell that every model shares is said
+    once."""
+    from evp.latex import escape, latex_table
+
+    caption = ("Reporting checklist (Dodge et al. 2019, Text Box 1), filled in "
+               "from the search's results")
+    models = list(checklist.columns[1:])
+    if len(models) <= 2:
+        return latex_table(checklist, wrap=24, caption=caption)
+    # Each item a paragraph that opens with its name in bold (a description
+    # list's label cannot wrap, and ran into the margin of a column).
+    lines = [f"\\paragraph{{{escape(caption)}.}}", "\\begin{sloppypar}"]
+    for _, row in checklist.iterrows():
+        cells = [row[m] for m in models]
+        item = f"\\par\\noindent\\textbf{{{escape(row.iloc[0])}:}}"
+        if len(set(map(str, cells))) == 1:
+            shared = _text(cells[0])
+            lines.append(f"{item} {escape(shared)}" + (
+                "" if shared == f"({TO_FILL})" else " (every model)"))
+            continue
+        lines += [item, "\\begin{itemize}"]
+        lines += [f"  \\item {escape(m)}: {escape(_text(c))}"
+                  for m, c in zip(models, cells, strict=True)]
+        lines.append("\\end{itemize}")
+    lines.append("\\end{sloppypar}")
+    return "\n".join(lines) + "\n"
+
+
 def _html_table(frame: pd.DataFrame) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
@@ -282,8 +345,19 @@ def _markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _opened(heading: str, content) -> str:
+    """A table's heading, with what "open" means where one of its cells is."""
+    if isinstance(content, pd.DataFrame) and any(
+            isinstance(v, float | np.floating) and np.isinf(v)
+            for v in content.to_numpy().ravel()):
+        return f"{heading.rstrip('.')}. Open: {OPEN}."
+    return heading
+
+
 def _text(value) -> str:
     if isinstance(value, float | np.floating):
+        if np.isinf(value):  # a band's edge that the rounds cannot bound
+            return "open"
         return f"{value:.4g}"
     return str(value)
 
@@ -353,7 +427,8 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                  target: float | None = None, confidence: float = 0.8,
                  method: str = "ld_highest_density", strategy: str | None = None,
                  title: str | None = None, budget: int | None = None,
-                 highlight=None, vector_figures: bool = True) -> Report:
+                 highlight=None, vector_figures: bool = True,
+                 score_name: str | None = None) -> Report:
     r"""Fill in the reporting checklist and draw the curves for a search's results.
 
     Parameters
@@ -386,6 +461,9 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     vector_figures : bool, default True
         Also draw the figures as PDF, for :meth:`Report.to_latex` (seconds per
         figure; the HTML and Markdown pages need PNG only).
+    score_name : str, optional
+        The score's name in the report's words, tables and figures (e.g. "log
+        loss" for a column called ``value``); default ``results.score_name``.
 
     Returns
     -------
@@ -398,6 +476,12 @@ def build_report(results, *, models=None, minimize: bool | None = None,
         raise ValueError(f"results must be evp.Results, as evp.read_results returns "
                          f"them; got {type(results).__name__}")
     results = with_floor(as_results(results, minimize=minimize).select(models))
+    if score_name is not None:
+        if not isinstance(score_name, str) or not score_name.strip():
+            raise ValueError(f"score_name must be a non-empty string, e.g. 'log "
+                             f"loss'; got {score_name!r}")
+        # Every sentence, caption and axis label reads it from the results.
+        results = results.replace(score_name=" ".join(score_name.split()))
     from evp.plot import _highlighted
 
     # Checked before the work, whether or not a figure draws it.
@@ -444,14 +528,18 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                         + (f" ({words})" if words else "")
                         ) if cost.size else TO_FILL
         score = _as_number(best[results.score])
+        shown = (number(score, places) if isinstance(score, float)
+                 and np.isfinite(score) else _text(best[results.score]))
+        if results.task is not None:
+            # A best across tasks mixes scales; each task's best, named.
+            assignment, shown = _best_by_task(results, rows_of_model, hyper)
         rows[model] = [
-            _trials(results, model, len(rows_of_model)),
+            _trials(results, model, len(rows_of_model), rows_of_model),
             _strategy(strategy, results, model),
             f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
-            "validation data",
-            _space(rows_of_model, hyper), assignment,
-            number(score, places) if isinstance(score, float) and np.isfinite(score)
-            else _text(best[results.score]),
+            "validation data" + (", on each task" if results.task is not None
+                                 else ""),
+            _space(rows_of_model, hyper), assignment, shown,
             ("the median best score so far across the runs, with its "
              "simultaneous band, below" if results.runs is not None
              else f"the median tuning curve on each of {len(results.tasks)} tasks: "
@@ -462,9 +550,11 @@ def build_report(results, *, models=None, minimize: bool | None = None,
             duration, _recorded(rows_of_model, infrastructure),
             _recorded(rows_of_model, versions), TO_FILL, TO_FILL, TO_FILL,
         ]
+    per_task = " (each task)" if results.task is not None else ""
     items = ["Number of search trials", "Search strategy",
              "Criterion to choose among them", "Search space (observed)",
-             "Best hyperparameter assignment", f"Best validation {score_name}",
+             "Best hyperparameter assignment" + per_task,
+             f"Best validation {score_name}" + per_task,
              "Expected validation performance", "Training duration",
              "Computing infrastructure", "Library versions",
              "Train / validation / test splits", "Test performance of the best model",
@@ -502,6 +592,8 @@ def _title(results) -> str:
     """The study and the models, e.g. "Hyperparameter search on sentiment:
     bert-base vs roberta-base" (never the score column)."""
     study = results.name
+    if results.task is not None:
+        return _title_across_tasks(results)
     if not study and results.source:
         source = str(results.source)
         looks_like_path = "/" in source or "\\" in source or re.search(
@@ -520,6 +612,19 @@ def _title(results) -> str:
         named += f" on {len(results.tasks)} tasks"
     head = f"Hyperparameter search on {study}" if study else "Hyperparameter search"
     return f"{head}: {named}" if named else head
+
+
+def _title_across_tasks(results) -> str:
+    """A study across tasks is named by its tasks and models, e.g. "6 models
+    tuned on 5 tasks (wine, iris, …)": its source (a file, or one tool's
+    record per task, "Optuna studies 'wine', …") names no study."""
+    models, tasks = list(results.models), [str(t) for t in results.tasks]
+    named = (" and ".join(models) if len(models) <= 2
+             else f"{len(models)} models")
+    listed = ", ".join(tasks) if len(tasks) <= 5 else ", ".join(tasks[:4]) + ", …"
+    study = f" ({results.name})" if results.name else ""
+    return (f"Hyperparameter search{study}: {named} tuned on {len(tasks)} "
+            f"task{'s' if len(tasks) != 1 else ''} ({listed})")
 
 
 def _as_number(value):
@@ -560,8 +665,18 @@ _DURATION_WORDS = {"mean_fit_time": "seconds per fit, mean over the folds",
                                                  "configuration's trials, summed"}
 
 
-def _trials(results, model: str, count: int) -> str:
-    """How many trials, and for repeated runs, in how many runs."""
+def _trials(results, model: str, count: int, rows=None) -> str:
+    """How many trials, and for repeated runs, in how many runs; across tasks,
+    how many on each task (a sum over tasks is no search's size)."""
+    if results.task is not None and rows is not None:
+        per = rows[results.task].astype(str).value_counts()
+        tasks = len(per)
+        if per.min() == per.max():
+            return (f"{per.min()} per task on {tasks} task"
+                    f"{'s' if tasks != 1 else ''} ({count} in all)")
+        low, high = per.idxmin(), per.idxmax()
+        return (f"{per.min()} ({low}) to {per.max()} ({high}) per task on {tasks} "
+                f"tasks ({count} in all)")
     if results.runs is None:
         return str(count)
     lengths = (~np.isnan(results.by_run()[model])).sum(axis=1)
@@ -578,6 +693,8 @@ def _strategy(strategy: str, results, model: str) -> str:
         return (f"{tuner}{strategy}; {results.by_run()[model].shape[0]} repeated "
                 f"runs (column {results.runs!r}), their median best so far with "
                 "simultaneous bands (no assumption on the tuner)")
+    if results.task is not None:
+        return f"{strategy}; {_order_across_tasks(results, model)}"
     pvalue = results.exchangeability.get(model)
     if pvalue is None:
         test = ("trial order unknown: the random-search assumption is untested"
@@ -587,6 +704,50 @@ def _strategy(strategy: str, results, model: str) -> str:
                    if pvalue < 0.05 else "consistent with random search")
         test = f"exchangeability of the trial order: p = {pvalue:.3g} ({verdict})"
     return f"{strategy}; {test}"
+
+
+def _order_across_tasks(results, model: str) -> str:
+    """What the exchangeability test says of `model`'s trial order on each
+    task (the readers key its p-values by task and model there)."""
+    found = {key[0]: p for key, p in results.exchangeability.items()
+             if isinstance(key, tuple) and len(key) == 2 and key[1] == model}
+    if not found:
+        return ("trial order unknown: the random-search assumption is untested"
+                if not results.knows_order else "too few trials to test the order")
+    low, high = min(found.values()), max(found.values())
+    spread = f"p = {low:.3g}" if low == high else f"p from {low:.3g} to {high:.3g}"
+    adaptive = [str(task) for task, p in found.items() if p < 0.05]
+    if not adaptive:
+        verdict = "consistent with random search on each"
+    else:
+        named = ", ".join(adaptive[:4]) + (", …" if len(adaptive) > 4 else "")
+        verdict = (f"p < 0.05 on {len(adaptive)} of {len(found)} ({named}): the "
+                   "trials there look adaptive, not like random search")
+    tasks = f"{len(found)} task" + ("s" if len(found) != 1 else "")
+    return (f"exchangeability of the trial order on {tasks}: {spread} "
+            f"({verdict})")
+
+
+def _best_by_task(results, rows, hyper) -> tuple[str, str]:
+    """Across tasks: each task's best assignment and best score, each named by
+    its task (a best over tasks would compare scores on different scales)."""
+    from evp.latex import decimals, number
+
+    assignments, bests = [], {}
+    for task, part in rows.groupby(results.task, sort=False):
+        values = pd.to_numeric(part[results.score], errors="coerce")
+        if values.notna().sum() == 0:
+            continue
+        best = part.loc[values.idxmin() if results.minimize else values.idxmax()]
+        bests[task] = float(values.loc[best.name])
+        said = ", ".join(f"{name} = {_value(best[column])}"
+                         for column, name in hyper.items()
+                         if not _missing(best[column])) or TO_FILL
+        assignments.append(f"{task}: {said}")
+    places = decimals(list(bests.values()))
+    shown = "; ".join(f"{task} {number(value, places)}"
+                      for task, value in bests.items())
+    return "; ".join(assignments) or TO_FILL, shown or TO_FILL
 
 
 def _is_evps(name: str) -> bool:
@@ -685,6 +846,7 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         plot_aggregate,
         plot_critical_difference,
         plot_ranks,
+        plot_task_curves,
         theme,
     )
     figures, sections = {}, []
@@ -710,6 +872,17 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         sections.append((f"May still be best on each task ({confidence:.0%}, "
                          "simultaneous over the models, tasks and budgets)",
                          found.best_by_task()))
+        # Each task's own numbers, on its scale: what the ranks summarise.
+        by_task = found.by_task()
+        sections.append((f"At n = {found.curves['n'].max()}: each task's median "
+                         f"{'lowest' if results.minimize else 'best'} "
+                         f"{results.score_name} by model, with its band "
+                         f"({confidence:.0%}, simultaneous over the models, tasks "
+                         "and budgets)", by_task))
+        _picture(np.ravel(plot_task_curves(
+            found.curves, y=results.score_name, minimize=results.minimize,
+            highlight=highlight))[0].figure, "task-curves", figures, vectors)
+        sections.append(("Median tuning curves on each task", "task-curves"))
         if models <= 20:
             sections.append((f"At n = {pairs['n'].max()}: the share of tasks on "
                              "which the row's median curve is above the column's",
@@ -728,8 +901,10 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
                  vectors)
         sections.append(("Ranks by budget", "ranks"))
         budgets = sorted(set(ranked["n"]))
+        # One above the other, each as wide as one figure: side by side (13
+        # inches) their labels were about 3pt on a two-column page.
         figure, axes = plt.subplots(
-            1, 2, figsize=(13, 1.6 + 0.13 * models), layout="constrained")
+            2, 1, figsize=(6.4, 2 * (1.1 + 0.2 * models)), layout="constrained")
         for ax, n in zip(axes, (budgets[0], budgets[-1]), strict=True):
             plot_critical_difference(ranked, pairs, n, highlight=highlight, ax=ax)
         _picture(figure, "critical-difference", figures, vectors)

@@ -74,7 +74,13 @@ def test_latex_table_fits_a_page():
     wide = pd.DataFrame({f"a long column name number {i}": [0.123456789]
                          for i in range(12)})
     text = latex_table(wide, caption="wide")
-    assert "\\resizebox{\\linewidth}{!}{%" in text
+    # Across both columns of a two-column page, and scaled only where LaTeX
+    # measures it wider than its line.
+    assert text.startswith("\\begin{table*}") and text.endswith("\\end{table*}\n")
+    assert ("\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}%"
+            in text)
+    narrow = latex_table(pd.DataFrame({"n": [1, 2]}), caption="narrow")
+    assert narrow.startswith("\\begin{table}") and "resizebox" not in narrow
     # Long names go on several lines of their own cell.
     assert "\\begin{tabular}[b]{@{}l@{}}a long column \\\\ name number 0" in text
     prose = pd.DataFrame({"item": ["strategy"], "m": ["word " * 30]})
