@@ -669,14 +669,16 @@ def _trials(results, model: str, count: int, rows=None) -> str:
     """How many trials, and for repeated runs, in how many runs; across tasks,
     how many on each task (a sum over tasks is no search's size)."""
     if results.task is not None and rows is not None:
-        per = rows[results.task].astype(str).value_counts()
+        per = rows.groupby(results.task, sort=False).size()
         tasks = len(per)
         if per.min() == per.max():
             return (f"{per.min()} per task on {tasks} task"
                     f"{'s' if tasks != 1 else ''} ({count} in all)")
-        low, high = per.idxmin(), per.idxmax()
-        return (f"{per.min()} ({low}) to {per.max()} ({high}) per task on {tasks} "
-                f"tasks ({count} in all)")
+        if tasks > 8:  # too many to list
+            return (f"{per.min()} to {per.max()} per task on {tasks} tasks "
+                    f"({count} in all)")
+        return (", ".join(f"{task} {k}" for task, k in per.items())
+                + f" ({count} in all)")
     if results.runs is None:
         return str(count)
     lengths = (~np.isnan(results.by_run()[model])).sum(axis=1)

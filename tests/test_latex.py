@@ -172,3 +172,36 @@ def test_evp_latex_preamble_as_the_readme_writes_it():
         import evp
 
         evp.nothing  # noqa: B018
+
+
+@needs_latex
+@pytest.mark.needs("matplotlib", "seaborn")
+@pytest.mark.parametrize("layout", ["", "[twocolumn]"])
+def test_a_report_across_tasks_fits_one_and_two_columns(tmp_path, layout):
+    """Six models on five tasks (tests/fixtures/across-tasks), compiled as a
+    paper would: the preamble its first line names, in one column and in two.
+    No line runs more than a few points into the margin (the checklist and the
+    tables were scaled down or ran over), and the text reads as a paper's."""
+    benchmark = Path(__file__).parent / "fixtures" / "across-tasks" / "benchmark.csv"
+    evp("report", benchmark, "--score", "value", "--group", "model", "--task",
+        "dataset", "--minimize", "--failed", "drop", "--score-name", "log loss",
+        "--out", "appendix.tex", cwd=tmp_path)
+    appendix = (tmp_path / "appendix.tex").read_text()
+    first = appendix.splitlines()[0]
+    assert first.startswith("% needs in the preamble: ")
+    preamble = first.removeprefix("% needs in the preamble: ")
+    (tmp_path / "paper.tex").write_text(
+        f"\\documentclass{layout}{{article}}\n{preamble}\n\\begin{{document}}\n"
+        "\\input{appendix}\n\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                           "paper.tex"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    over = [float(x) for x in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide",
+                                         log)]
+    assert all(x < 3 for x in over), over
+    text = pdf_text(tmp_path / "paper.pdf")
+    assert "Data. 859 rounds of 6 model(s); score: log loss" in text
+    assert "Open: the band is unbounded there" in text
+    assert "Median tuning curves on each task" in text

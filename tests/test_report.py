@@ -484,3 +484,130 @@ def test_a_report_says_which_tasks_tie():
     report = build_report(results)
     assert "On 1 of 3 tasks (t1) every round of every model scores the same" in (
         report.to_markdown())
+
+
+# Six scikit-learn families tuned on five datasets, scored by log loss
+# (minimised), some trials failed, a tie on iris: as an Optuna study per
+# dataset records it (tests/fixtures/across-tasks/make_benchmark.py).
+BENCHMARK = ROOT / "tests" / "fixtures" / "across-tasks" / "benchmark.csv"
+TASKS = ["wine", "breast_cancer", "iris", "digits", "covtype"]
+
+
+@pytest.fixture(scope="module")
+def across_tasks():
+    import warnings
+
+    import evp
+    from evp.report import build_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the dropped rows, said by the reader
+        results = evp.read_results(BENCHMARK, score="value", group="model",
+                                   task="dataset", minimize=True, failed="drop")
+    return build_report(results, score_name="log loss")
+
+
+def test_across_tasks_the_title_names_the_tasks_and_models(across_tasks):
+    # Not the file's name, nor "Optuna studies 'wine', …".
+    assert across_tasks.title == ("Hyperparameter search: 6 models tuned on 5 tasks "
+                                  "(wine, breast_cancer, iris, digits, covtype)")
+
+
+def test_across_tasks_the_score_name_reaches_words_tables_and_figures(across_tasks):
+    latex = across_tasks.to_latex()
+    assert "value" not in " ".join(across_tasks.checklist["item"])
+    assert "Best validation log loss (each task)" in set(across_tasks.checklist["item"])
+    assert "score: log loss (a loss" in across_tasks.notes[0]
+    tables = {heading: content for heading, content in across_tasks.sections
+              if isinstance(content, pd.DataFrame)}
+    by_task = next(t for h, t in tables.items() if "each task's median" in h)
+    assert "median lowest log loss" in by_task.columns
+    assert "best value" not in latex and "lowest value" not in latex
+    # The figure of each task's curves is drawn, its axes named by the score.
+    assert across_tasks.figures["task-curves"].startswith(b"\x89PNG")
+    assert "task-curves" in across_tasks.vector_figures
+
+
+def test_across_tasks_the_notes_are_one_paragraph(across_tasks):
+    latex = across_tasks.to_latex()
+    head = latex.split("Reporting checklist")[0]
+    assert head.count("\\begin{sloppypar}") == 1  # one per note before
+    assert head.count("\\textbf{Data.}") == 1
+    assert "Trials in order (column 'number')" in head  # a sentence, capitalised
+    markdown = across_tasks.to_markdown()
+    assert markdown.count("**Data.**") == 1 and "\n> 41 failed" not in markdown
+
+
+def test_across_tasks_the_checklist_is_at_the_texts_size(across_tasks):
+    latex = across_tasks.to_latex()
+    checklist = latex.split("Reporting checklist")[1].split("\\paragraph{Across")[0]
+    # A table of seven columns was \resizebox'ed to about 5pt.
+    for shrink in ("\\resizebox", "\\scalebox", "\\tiny", "\\scriptsize",
+                   "\\footnotesize"):
+        assert shrink not in checklist, shrink
+    assert "\\begin{tabular}" not in checklist
+
+
+def test_across_tasks_the_checklist_counts_and_names_each_task():
+    """The trials per task, each task's best log loss and the trial order's test
+    per task, checked against the file read with pandas alone."""
+    import warnings
+
+    import evp
+    from evp.report import build_report
+
+    raw = pd.read_csv(BENCHMARK)
+    done = raw[raw["state"] == "COMPLETE"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = evp.read_results(BENCHMARK, score="value", group="model",
+                                   task="dataset", minimize=True, failed="drop")
+    report = build_report(results.select(["svc", "mlp", "random_forest"]),
+                          vector_figures=False)
+    for model in ("svc", "mlp", "random_forest"):
+        mine = done[done["model"] == model]
+        counts = mine.groupby("dataset")["value"].size()
+        # Each task's count (not their sum alone, which is no search's size).
+        assert row(report, "Number of search trials")[model] == (
+            ", ".join(f"{task} {counts[task]}" for task in TASKS)
+            + f" ({len(mine)} in all)")
+        best = row(report, "Best validation value (each task)")[model]
+        said = dict(part.rsplit(" ", 1) for part in best.split("; "))
+        assert list(said) == TASKS
+        for task, value in said.items():
+            assert float(value) == pytest.approx(
+                mine.loc[mine["dataset"] == task, "value"].min())
+        assignment = row(report, "Best hyperparameter assignment (each task)")[model]
+        assert [part.split(":")[0] for part in assignment.split("; ")] == TASKS
+        # The order test per task, as the note says it: never "too few trials".
+        strategy = row(report, "Search strategy")[model]
+        assert "on 5 tasks: p from" in strategy and "too few" not in strategy
+
+
+def test_across_tasks_open_band_edges_are_said_and_explained(across_tasks):
+    latex = across_tasks.to_latex()
+    assert "\\infty" not in latex and "∞" not in latex
+    opened = [t for t in latex.split("\\begin{table") if "& open" in t]
+    assert opened  # the aggregate band's upper edge at the largest budget
+    for table in opened:
+        assert "Open: the band is unbounded there: too few rounds" in table
+    assert "| open |" in across_tasks.to_markdown()
+
+
+def test_across_tasks_score_name_on_the_command_line(tmp_path, capsys):
+    from evp.cli import main
+
+    out = tmp_path / "appendix.md"
+    assert main(["report", str(BENCHMARK), "--score", "value", "--group", "model",
+                 "--task", "dataset", "--minimize", "--failed", "drop",
+                 "--models", "svc,mlp", "--score-name", "log loss",
+                 "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "Best validation log loss (each task)" in text
+    assert "median lowest log loss" in text
+    assert "best value" not in text and "Best validation value" not in text
+    capsys.readouterr()
+    assert main(["report", str(BENCHMARK), "--score", "value", "--group", "model",
+                 "--task", "dataset", "--minimize", "--failed", "drop",
+                 "--score-name", " ", "--out", str(out)]) == 2
+    assert "--score-name must name the score" in capsys.readouterr().err
