@@ -210,9 +210,13 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
              for row in frame.itertuples(index=False)]
     plain = [[_plain(v, places[j]) for j, v in enumerate(row)]
              for row in frame.itertuples(index=False)]
-    kinds, lengths, words, width = [], [], [], 0
+    kinds, lengths, words, width, heads = [], [], [], 0, []
     for j, name in enumerate(frame.columns):
-        header = max(len(line) for line in _wrapped(name))
+        # A column of numbers is as wide as its numbers: its name wraps to
+        # them ("scaled median" on two lines over 0.901), not the reverse.
+        heads.append(max(8, *(len(row[j]) for row in plain)) if _numeric(
+            frame.iloc[:, j]) and plain else 14)
+        header = max(len(line) for line in _wrapped(name, heads[-1]))
         # Measured as typeset (an escaped underscore is one character wide).
         longest = max([header, *(len(row[j]) for row in plain)])
         lengths.append(min(longest, 60))
@@ -250,7 +254,9 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     cells = [[f"\\raggedright {c}" if k == "p" and c else c
               for c, k in zip(row, kinds, strict=True)] for row in cells]
     body = [f"\\begin{{tabular}}{{{''.join(columns)}}}", "\\toprule",
-            " & ".join(_header(c) for c in frame.columns) + end, "\\midrule",
+            " & ".join(_header(c, w) for c, w in zip(frame.columns, heads,
+                                                      strict=True)) + end,
+            "\\midrule",
             *(" & ".join(row) + end for row in cells),
             "\\bottomrule", "\\end{tabular}"]
     if width > page:  # maybe wider than the line: scaled to it only if it is

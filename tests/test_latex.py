@@ -81,8 +81,10 @@ def test_latex_table_fits_a_page():
             in text)
     narrow = latex_table(pd.DataFrame({"n": [1, 2]}), caption="narrow")
     assert narrow.startswith("\\begin{table}") and "resizebox" not in narrow
-    # Long names go on several lines of their own cell.
-    assert "\\begin{tabular}[b]{@{}l@{}}a long column \\\\ name number 0" in text
+    # Long names go on several lines of their own cell, a column of numbers'
+    # as narrow as its numbers (about 8 characters here).
+    assert ("\\begin{tabular}[b]{@{}l@{}}a long \\\\ column \\\\ name \\\\ "
+            "number 0") in text
     prose = pd.DataFrame({"item": ["strategy"], "m": ["word " * 30]})
     assert "{lp{0.45\\linewidth}}" in latex_table(prose, caption="prose")
 
