@@ -66,7 +66,7 @@ def for_paper(note: str) -> str:
     """`note` without its advice on evp's options (the clauses that tell to
     pass an option), as a paper's reader reads it."""
     text = _ADVICE.sub("", note).strip()
-    text = text.replace("(; ", "(").replace("()", "")
+    text = text.replace("(; ", "(").replace("()", "").strip()
     return re.sub(r"\s+([;,)])", r"\1", text)  # no space left before a stop
 
 

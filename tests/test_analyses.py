@@ -97,6 +97,8 @@ def test_for_paper_keeps_the_fact_and_drops_the_advice():
                               "if lower is better)") == "higher acc is better (assumed)"
     assert analyses.for_paper("the file's order (no order column: pass order= if "
                               "it is not)") == "the file's order (no order column)"
+    assert analyses.for_paper("the curves are optimistic (pass failed='worst' to "
+                              "count them)") == "the curves are optimistic"
 
 
 def test_a_plan_too_big_for_memory_names_its_parameter():

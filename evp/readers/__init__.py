@@ -632,7 +632,7 @@ def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool
         notes.append(
             f"{int(failing.sum())} failed round(s) of {len(frame)} dropped: the "
             "curves describe the rounds that finished, optimistic if failing is a "
-            "real outcome of the search (failed='worst' counts them)")
+            "real outcome of the search (pass failed='worst' to count them)")
     return frame[~bad].reset_index(drop=True), np.array([], dtype=int), dropped, notes
 
 
