@@ -85,7 +85,8 @@ def _ascii(character: str) -> str:
 def decimals(values) -> int | None:
     """The decimals that show a column's numbers alike: 4 significant digits of
     the largest magnitude, the same for every number (0.8564 and 0.8830, not
-    0.8564 and 0.883); None where fixed decimals would hide the small ones
+    0.8564 and 0.883), or fewer where every number has fewer (1.6 and 2.4, not
+    1.600 and 2.400); None where fixed decimals would hide the small ones
     (magnitudes below 0.001 or spanning more than 10^4: each then in 4
     significant digits)."""
     finite = np.abs(np.asarray([v for v in values if isinstance(
@@ -96,7 +97,13 @@ def decimals(values) -> int | None:
         return 0  # whole numbers (counts) as they are
     if nonzero.min() < 1e-3 or nonzero.max() / nonzero.min() > 1e4:
         return None
-    return int(np.clip(3 - np.floor(np.log10(nonzero.max())), 0, 6))
+    places = int(np.clip(3 - np.floor(np.log10(nonzero.max())), 0, 6))
+    # No more decimals than the numbers have: mean ranks of five tasks are
+    # 1.6, not 1.600; losses recorded to three decimals are 0.069, not 0.0690.
+    for fewer in range(places):
+        if np.allclose(np.round(finite, fewer), finite, rtol=0, atol=1e-9):
+            return fewer
+    return places
 
 
 def number(value, places: int | None = None) -> str:

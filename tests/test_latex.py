@@ -207,3 +207,12 @@ def test_a_report_across_tasks_fits_one_and_two_columns(tmp_path, layout):
     assert "Data. 859 rounds of 6 model(s); score: log loss" in text
     assert "Open: the band is unbounded there" in text
     assert "Median tuning curves on each task" in text
+
+
+def test_a_column_shows_no_more_decimals_than_its_numbers_have():
+    from evp.latex import decimals
+
+    assert decimals([1.6, 2.4, 3.8]) == 1  # mean ranks over five tasks
+    assert decimals([0.069, 0.071, 0.1]) == 3  # losses recorded to 3 places
+    assert decimals([0.8564, 0.883]) == 4  # alike: 0.8830, not 0.883
+    assert decimals([2.0, 3.0]) == 0
