@@ -157,14 +157,15 @@ def _wrapped(name, width: int = 14) -> list[str]:
     return [line.replace("_ ", "_") for line in lines] or [""]
 
 
-def _header(name, width: int = 14) -> str:
+def _header(name, width: int = 14, align: str = "l") -> str:
     """A column's name, broken into lines of about `width` characters (a cell of
-    its own), so that long names do not widen the table."""
+    its own, its lines aligned as the column's numbers or text: `align`), so
+    that long names do not widen the table."""
     lines = _wrapped(name, width)
     if len(lines) == 1:
         return escape(lines[0])
-    return ("\\begin{tabular}[b]{@{}l@{}}" + " \\\\ ".join(escape(x) for x in lines)
-            + "\\end{tabular}")
+    return (f"\\begin{{tabular}}[b]{{@{{}}{align}@{{}}}}"
+            + " \\\\ ".join(escape(x) for x in lines) + "\\end{tabular}")
 
 
 #: About the characters of \\small text a column of a two-column page holds
@@ -261,8 +262,8 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     cells = [[f"\\raggedright {c}" if k == "p" and c else c
               for c, k in zip(row, kinds, strict=True)] for row in cells]
     body = [f"\\begin{{tabular}}{{{''.join(columns)}}}", "\\toprule",
-            " & ".join(_header(c, w) for c, w in zip(frame.columns, heads,
-                                                      strict=True)) + end,
+            " & ".join(_header(c, w, "r" if k == "r" else "l") for c, w, k in
+                       zip(frame.columns, heads, kinds, strict=True)) + end,
             "\\midrule",
             *(" & ".join(row) + end for row in cells),
             "\\bottomrule", "\\end{tabular}"]

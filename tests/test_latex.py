@@ -83,7 +83,7 @@ def test_latex_table_fits_a_page():
     assert narrow.startswith("\\begin{table}") and "resizebox" not in narrow
     # Long names go on several lines of their own cell, a column of numbers'
     # as narrow as its numbers (about 8 characters here).
-    assert ("\\begin{tabular}[b]{@{}l@{}}a long \\\\ column \\\\ name \\\\ "
+    assert ("\\begin{tabular}[b]{@{}r@{}}a long \\\\ column \\\\ name \\\\ "
             "number 0") in text
     prose = pd.DataFrame({"item": ["strategy"], "m": ["word " * 30]})
     assert "{lp{0.45\\linewidth}}" in latex_table(prose, caption="prose")
@@ -216,3 +216,13 @@ def test_a_column_shows_no_more_decimals_than_its_numbers_have():
     assert decimals([0.069, 0.071, 0.1]) == 3  # losses recorded to 3 places
     assert decimals([0.8564, 0.883]) == 4  # alike: 0.8830, not 0.883
     assert decimals([2.0, 3.0]) == 0
+
+
+def test_a_long_number_header_is_aligned_as_its_numbers():
+    from evp.latex import latex_table
+
+    text = latex_table(pd.DataFrame({"model name of the run": ["a", "b"],
+                                     "median best log loss": [0.1, 0.2]}),
+                       caption="x")
+    assert "\\begin{tabular}[b]{@{}r@{}}median" in text
+    assert "\\begin{tabular}[b]{@{}l@{}}model name" in text
