@@ -814,7 +814,8 @@ def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
     it cannot, with the smallest adjusted p-value it could give; and where no
     pair differs, what the tasks do show (:func:`pair_tasks`, `counted`): for
     each pair, on how many tasks each is ahead and on how many its within-task
-    verdict is strong. The first `most` pairs that differ are listed."""
+    verdict is strong. The first `most` pairs that differ, or the first `most`
+    lines of what the tasks show, are listed."""
     from evp.multiple import wilcoxon_floor
 
     alpha = 1 - confidence
@@ -867,6 +868,7 @@ def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
         "strong: the within-task verdict, its bands simultaneous over the tasks, "
         f"models and budgets at {confidence:.0%}):")
     columns = ["tasks", "a ahead", "b ahead", "a strong", "b strong"]
+    shown = []  # the first `most` of them
     for (a, b), part in counted.groupby(["a", "b"], sort=False):
         part = part.set_index("n")
         ns = list(part.index)
@@ -876,8 +878,10 @@ def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
             verdicts = ("no strong within-task verdict" if not strong_a + strong_b
                         else f"strong within-task verdicts: {a} on {strong_a}, "
                              f"{b} on {strong_b}")
-            sentences.append(
+            shown.append(
                 f"{a} vs {b} at {span(run, budgets)}: {a} ahead on {ahead_a} of "
                 f"{tasks} tasks, {b} on {ahead_b}; {verdicts}.")
-    return sentences
+    if most is not None and len(shown) > most:
+        shown = [*shown[:most], f"… and {len(shown) - most} more."]
+    return sentences + shown
 

@@ -405,3 +405,20 @@ def test_tasks_that_all_tie_leave_the_test_nothing_to_use():
         found = analyses.many_tasks(results)
     assert found.across[0].startswith("The test has no task to use")
     assert not any("0 tasks" in s or "2^0" in s for s in found.across)
+
+
+def test_what_the_tasks_show_is_cut_at_most_lines():
+    import evp
+    from evp import analyses
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame([(t, m, rng.normal(i * 0.01, 0.05))
+                          for t in ["t1", "t2", "t3"] for i, m in enumerate("abcdef")
+                          for _ in range(8)], columns=["task", "model", "acc"])
+    results = evp.read_results(frame, score="acc", group="model", task="task",
+                               minimize=False)
+    whole = analyses.many_tasks(results).across
+    cut = analyses.many_tasks(results, most=5).across
+    assert len(whole) > 8  # 15 pairs, a line at least each
+    assert cut[-1] == f"… and {len(whole) - len(cut) + 1} more."
+    assert list(cut[:-1]) == list(whole[:len(cut) - 1])
