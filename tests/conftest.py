@@ -47,3 +47,64 @@ def pytest_runtest_setup(item):
                                  f"evp; known: {', '.join(EXTRAS)}")
             if importlib.util.find_spec(package) is None:
                 pytest.skip(f"needs {package}: pip install -e '.[{EXTRAS[package]}]'")
+
+
+# The slow tests, as measured (seconds each on a 2-core machine): marked `slow`
+# here, in one place, so that `pytest -m "not slow"` is the quick loop. Whole
+# modules that run notebooks, searches, servers or builds; and the single tests
+# that take more than about two seconds. `make test` and CI run them all.
+SLOW_MODULES = {"test_run", "test_reproduce", "test_assignments", "test_search",
+                "test_search_ray", "test_site", "test_lab", "test_newcomer"}
+SLOW_TESTS = {
+    "test_analyses.py::test_the_report_lays_out_the_same_sentences",
+    "test_anytime.py::test_several_optuna_studies_are_runs_of_their_tuners",
+    "test_cli.py::test_curve_with_band_writes_csv_and_figure",
+    "test_fuzz_outputs.py::test_random_edits_and_writes_never_lose_a_users_file",
+    "test_inputs.py::test_evp_run_reads_as_curve_does",
+    "test_inputs.py::test_report_and_compare_compare_at_the_same_budgets",
+    "test_inputs.py::test_tail_with_bounds_stays_inside_them",
+    "test_inputs.py::test_two_optuna_studies_compared_from_the_command_line",
+    "test_latex.py::test_a_report_across_tasks_fits_one_and_two_columns",
+    "test_latex.py::test_tables_and_appendix_compile_and_read_back",
+    "test_notebooks.py::test_synthetic_mse_on_a_users_scores",
+    "test_output_ownership.py::"
+    "test_an_existing_file_evp_did_not_write_is_replaced_only_with_force",
+    "test_parametric.py::test_confidence_set_covers_the_truth",
+    "test_parametric.py::test_fit_agrees_with_opda_on_debertav3",
+    "test_parametric.py::test_fit_recovers_a_known_noisy_quadratic",
+    "test_parametric.py::test_noisy_tuning_curves_match_brute_force",
+    "test_plan_cli.py::test_plan_through_a_subprocess_with_cost",
+    "test_planning.py::test_rounds_needed_grows_with_the_budget_and_the_confidence",
+    "test_plot.py::test_a_fitted_tail_is_not_drawn_beyond_its_threshold",
+    "test_plot.py::test_every_plotting_function_draws_without_overlaps",
+    "test_ranking.py::test_one_mlflow_experiment_per_task",
+    "test_report.py::test_a_report_says_which_tasks_tie",
+    "test_report.py::test_across_tasks_score_name_on_the_command_line",
+    "test_report.py::test_across_tasks_the_checklist_counts_and_names_each_task",
+    "test_report.py::test_across_tasks_the_title_names_the_tasks_and_models",
+    "test_report.py::test_failed_rounds_with_bounds_have_an_expected_best",
+    "test_report.py::test_only_evps_own_warnings_reach_a_report",
+    "test_report.py::test_the_checklist_is_filled_in_from_the_file",
+    "test_report.py::test_the_command_writes_html_and_refuses_other_formats",
+    "test_report.py::test_what_would_settle_a_pair_without_a_strong_verdict",
+    "test_simulate.py::test_cdf_and_pdf_memory_stays_bounded_for_many_points",
+    "test_tail_cli.py::test_tail_draws_a_panel_per_model",
+    "test_tail_cli.py::"
+    "test_tail_prints_the_best_score_interval_and_a_band_past_the_rounds_run",
+    "test_tuners.py::test_evp_run_reads_an_optuna_storage",
+    "test_wording.py::test_across_tasks_never_says_a_bare_nothing_differs",
+    "test_wording.py::test_budget_changes_reads_back_as_the_ranks",
+    "test_wording.py::test_holm_over_the_pairs_cannot_go_below_pairs_times_the_floor",
+    "test_wording.py::test_the_benchmark_reads_true_on_the_command_line_and_in_the_"
+    "report",
+    "test_wording.py::test_the_smallest_wilcoxon_p_is_two_over_two_to_the_k_by_brute_"
+    "force",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.path.stem
+        test = f"{item.path.name}::{item.originalname}"
+        if module in SLOW_MODULES or test in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)

@@ -145,7 +145,7 @@ def test_a_name_with_a_blank_line_keeps_a_latex_table_s_rows(tmp_path, capsys):
                           "model", "--ns", "1,2", "--out", out)
     assert status == 0, err
     text = out.read_text()
-    table = text[text.index("\\begin{tabular}"):text.index("\\end{tabular}")]
+    table = text[text.index("\\begin{tabular}"):text.rindex("\\end{tabular}")]
     lines = table.splitlines()[1:]
     assert all(line.strip() for line in lines), table  # no blank line
     rows = [line for line in lines if not line.startswith("\\") or "&" in line]
