@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evp._validation import as_count, as_list
+from evp._validation import TiesWarning, as_count, as_list
 from evp._workspace import RUNS_FOLDER, progress, project_root
 from evp.plot import METHOD_NAMES
 from evp.readers import load_search, read_results
@@ -258,7 +258,7 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
     if tied:
         # The bands assume continuous scores; with ties they are a close
         # approximation. Said once here, not once per call.
-        warnings.filterwarnings("ignore", message="scores contain ties")
+        warnings.simplefilter("ignore", TiesWarning)
         notes.append(f"tied scores in {', '.join(tied)}: the bands' coverage is "
                      "exact for continuous scores, close with ties")
     if results.minimize:

@@ -577,7 +577,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
         notes.append("Some scores tie: the bands' coverage is exact for continuous "
                      "scores and approximate with ties.")
     notes += list(dict.fromkeys(str(w.message) for w in ours
-                                if "contain ties" not in str(w.message)))
+                                if not issubclass(w.category, TiesWarning)))
     return Report(title=title or _title(results),
                   checklist=checklist, sections=sections, figures=figures,
                   notes=list(dict.fromkeys(notes)), vector_figures=vectors or {},
@@ -585,9 +585,6 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                                               for w in results.warnings)))
 
 
-# Advice on evp's own options, which a reader's note ends with: a clause
-# "pass cost='mean_fit_time'", "pass --minimize if lower is better", "pass the
-# search object to record it". The terminal says it; a paper does not.
 def _title(results) -> str:
     """The study and the models, e.g. "Hyperparameter search on sentiment:
     bert-base vs roberta-base" (never the score column)."""
