@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evp._escape import CONTROLS
+from evp._numbers import decimals, number
 
 __all__ = ["PREAMBLE", "escape", "latex_table", "title"]
 
@@ -80,41 +81,6 @@ def _ascii(character: str) -> str:
     if plain:
         return escape(plain.decode())
     return f"[{unicodedata.name(character, f'U+{ord(character):04X}').lower()}]"
-
-
-def decimals(values) -> int | None:
-    """The decimals that show a column's numbers alike: 4 significant digits of
-    the largest magnitude, the same for every number (0.8564 and 0.8830, not
-    0.8564 and 0.883), or fewer where every number has fewer (1.6 and 2.4, not
-    1.600 and 2.400); None where fixed decimals would hide the small ones
-    (magnitudes below 0.001 or spanning more than 10^4: each then in 4
-    significant digits)."""
-    finite = np.abs(np.asarray([v for v in values if isinstance(
-        v, int | float | np.integer | np.floating) and not isinstance(
-        v, bool | np.bool_) and np.isfinite(v)], dtype=float))
-    nonzero = finite[finite > 0]
-    if nonzero.size == 0 or (finite == np.round(finite)).all():
-        return 0  # whole numbers (counts) as they are
-    if nonzero.min() < 1e-3 or nonzero.max() / nonzero.min() > 1e4:
-        return None
-    places = int(np.clip(3 - np.floor(np.log10(nonzero.max())), 0, 6))
-    # No more decimals than the numbers have: mean ranks of five tasks are
-    # 1.6, not 1.600; losses recorded to three decimals are 0.069, not 0.0690.
-    for fewer in range(places):
-        if np.allclose(np.round(finite, fewer), finite, rtol=0, atol=1e-9):
-            return fewer
-    return places
-
-
-def number(value, places: int | None = None) -> str:
-    """`value` with `places` decimals, or in 4 significant digits (never in
-    exponent notation above 1: 10210, not 1.021e+04)."""
-    if places is not None:
-        return f"{value:.{places}f}"
-    text = f"{value:.4g}"
-    if "e+" in text:
-        text = f"{value:.0f}"
-    return text
 
 
 def _cell(value, places: int | None = None, open_: bool = False) -> str:

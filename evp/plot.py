@@ -25,12 +25,12 @@ The design, in one place:
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 from evp import tables
 from evp._display import METHOD_NAMES
+from evp._numbers import cost_unit
 from evp._validation import as_choice, renamed
 from evp.results import as_results
 
@@ -543,30 +543,6 @@ def tidy_figure(figure) -> list[tuple[str, str]]:
 # ----------------------------------------------------------------- labels and axes
 
 # Units recognised from a cost column's name (its last word, or all of it).
-_UNITS = {
-    "seconds": "s", "second": "s", "secs": "s", "sec": "s", "s": "s",
-    "milliseconds": "ms", "ms": "ms",
-    "minutes": "min", "mins": "min", "min": "min",
-    "hours": "h", "hrs": "h", "hr": "h", "h": "h",
-    "days": "days",
-    "gpu_hours": "GPU hours", "gpuh": "GPU hours", "gpu_h": "GPU hours",
-    "usd": "USD", "dollars": "USD", "eur": "EUR", "flops": "FLOPs",
-    "steps": "steps", "epochs": "epochs",
-}
-
-
-def cost_unit(column: str | None) -> str | None:
-    """The unit a cost column's name gives away ("seconds" → "s", "gpu_hours" →
-    "GPU hours"), or None."""
-    if not column:
-        return None
-    name = column.strip().lower()
-    if name in _UNITS:
-        return _UNITS[name]
-    words = [w for w in re.split(r"[\s_\-.()\[\]/]+", name) if w]
-    return _UNITS.get(words[-1]) if words else None
-
-
 def cost_label(column: str, unit: str | None = None) -> str:
     """The cost axis's label: the column, what the axis adds up, and the unit."""
     unit = unit or cost_unit(column)

@@ -30,26 +30,15 @@ import pandas as pd
 
 from evp import analyses
 from evp._escape import visible
+from evp._numbers import shown_text as _text
 from evp._validation import TiesWarning
-from evp.analyses import for_paper, with_floor
+from evp.analyses import TO_FILL, for_paper, paper_value, with_floor
 
 __all__ = ["Report", "build_report", "for_paper", "with_floor"]
 
-TO_FILL = "to fill in"
 #: What an open cell of a band means, said under every table that has one.
 OPEN = ("the band is unbounded there: too few rounds to bound the curve at that "
         "budget with the stated confidence")
-
-# Column prefixes under which search tools record the hyperparameters (W&B and Ray
-# Tune, MLflow, Optuna, scikit-learn's cv_results_, others).
-_CONFIG_PREFIXES = ("config.", "config/", "params.", "params_", "param_", "hparams.",
-                    "hyperparameters.", "hp_")
-# Columns that describe a round but are not hyperparameters.
-_BOOKKEEPING = {"trial", "trial_id", "number", "seed", "task", "epochs", "best_epoch",
-                "status", "state", "regime", "timestamp", "date", "datetime_start",
-                "datetime_complete", "duration", "iteration", "done"}
-_INFRASTRUCTURE = ("device", "regime", "hardware", "gpu", "cpu", "hostname", "node_ip")
-
 
 @dataclass(frozen=True, eq=False)
 class Report:
@@ -354,75 +343,6 @@ def _opened(heading: str, content) -> str:
     return heading
 
 
-def _text(value) -> str:
-    if isinstance(value, float | np.floating):
-        if np.isinf(value):  # a band's edge that the rounds cannot bound
-            return "open"
-        return f"{value:.4g}"
-    return str(value)
-
-
-def _hyperparameters(frame: pd.DataFrame, roles) -> dict[str, str]:
-    """Hyperparameter columns (as recorded) and their short names; `roles` are the
-    score, group and cost columns, which are not."""
-    # The grouping column (a model's name recorded as a param) is no
-    # hyperparameter of the models it names.
-    named = [c for c in frame.columns if str(c).startswith(_CONFIG_PREFIXES)
-             and c not in roles]
-    if not named:
-        named = [c for c in frame.columns if c not in roles
-                 and str(c) not in _BOOKKEEPING
-                 and not str(c).startswith("versions.")
-                 and str(c) not in _INFRASTRUCTURE]
-    short = {}
-    for column in named:
-        name = str(column)
-        for prefix in _CONFIG_PREFIXES:
-            name = name.removeprefix(prefix)
-        short[column] = name
-    return short
-
-
-def _is_bool(value) -> bool:
-    return isinstance(value, bool | np.bool_)
-
-
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value))
-
-
-def _space(rounds: pd.DataFrame, hyper: dict) -> str:
-    """Each hyperparameter's observed range (numbers) or set (anything else)."""
-    lines = []
-    for column, name in hyper.items():
-        values = rounds[column].dropna()
-        if values.empty:
-            continue
-        numeric = pd.to_numeric(values, errors="coerce")
-        if numeric.notna().all() and not values.map(_is_bool).any():
-            if numeric.nunique() <= 6 and (numeric == numeric.round()).all():
-                levels = ", ".join(f"{v:g}" for v in sorted(set(numeric)))
-                lines.append(f"{name} ∈ {{{levels}}}")
-            else:
-                lines.append(f"{name}: {numeric.min():.4g} – {numeric.max():.4g}")
-        else:
-            seen = sorted(map(str, set(values.map(str))))
-            shown = ", ".join(seen[:8]) + (f", … ({len(seen)} values)"
-                                          if len(seen) > 8 else "")
-            lines.append(f"{name} ∈ {{{shown}}}")
-    return "; ".join(lines) or TO_FILL
-
-
-def _recorded(rounds: pd.DataFrame, columns) -> str:
-    found = []
-    for column in columns:
-        values = rounds[column].dropna().astype(str).unique()
-        if len(values):
-            label = str(column).removeprefix("versions.")
-            found.append(f"{label} {', '.join(sorted(values))}")
-    return "; ".join(found) or TO_FILL
-
-
 def build_report(results, *, models=None, minimize: bool | None = None,
                  target: float | None = None, confidence: float = 0.8,
                  method: str = "ld_highest_density", strategy: str | None = None,
@@ -469,7 +389,6 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     -------
     Report
     """
-    from evp.plot import cost_unit
     from evp.results import Results, as_results
 
     if not isinstance(results, Results):
@@ -486,80 +405,9 @@ def build_report(results, *, models=None, minimize: bool | None = None,
 
     # Checked before the work, whether or not a figure draws it.
     _highlighted(results.models, highlight)
-    minimize = results.minimize
-    frame = results.frame
-    roles = {results.score, results.group, results.cost, results.runs,
-             results.order, results.task} - {None}
-    names = frame[results.group].astype(str) if results.group is not None else None
-    rounds = ({m: frame[names == m] for m in results.models}
-              if results.group is not None else {results.models[0]: frame})
+    minimize, score_name = results.minimize, results.score_name
     scores = results.scores_as_read
-    hyper = _hyperparameters(frame, roles)
-    versions = [c for c in frame.columns if str(c).startswith("versions.")]
-    infrastructure = [c for c in frame.columns if str(c) in _INFRASTRUCTURE]
-    score_name = results.score_name
-    strategy = strategy or results.strategy or TO_FILL
-
-    from evp.latex import decimals, number
-
-    bests = {model: rows_of_model.iloc[int(np.argmin(scores[model]) if minimize
-                                          else np.argmax(scores[model]))]
-             for model, rows_of_model in rounds.items()}
-    # The best scores in one precision, so that they read alike across models.
-    places = decimals([float(b[results.score]) for b in bests.values()
-                       if not _missing(_as_number(b[results.score]))])
-    rows = {}
-    for model, rows_of_model in rounds.items():
-        best = bests[model]
-        assignment = "; ".join(f"{name} = {_value(best[column])}"
-                               for column, name in hyper.items()
-                               if not _missing(best[column])) or TO_FILL
-        duration = TO_FILL
-        timed = results.cost or next((c for c in _DURATIONS if c in frame), None)
-        if timed is not None:
-            cost = pd.to_numeric(rows_of_model[timed], errors="coerce").to_numpy(
-                dtype=float, na_value=np.nan)
-            cost = cost[np.isfinite(cost)]
-            unit = cost_unit(timed) or ("s" if timed in _DURATIONS else "")
-            words = _DURATION_WORDS.get((results.tuner, timed),
-                                        _DURATION_WORDS.get(timed))
-            duration = (f"{timed}: mean {number(cost.mean())}, total "
-                        f"{number(cost.sum())}" + (f" {unit}" if unit else "")
-                        + (f" ({words})" if words else "")
-                        ) if cost.size else TO_FILL
-        score = _as_number(best[results.score])
-        shown = (number(score, places) if isinstance(score, float)
-                 and np.isfinite(score) else _text(best[results.score]))
-        if results.task is not None:
-            # A best across tasks mixes scales; each task's best, named.
-            assignment, shown = _best_by_task(results, rows_of_model, hyper)
-        rows[model] = [
-            _trials(results, model, len(rows_of_model), rows_of_model),
-            _strategy(strategy, results, model),
-            f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
-            "validation data" + (", on each task" if results.task is not None
-                                 else ""),
-            _space(rows_of_model, hyper), assignment, shown,
-            ("the median best score so far across the runs, with its "
-             "simultaneous band, below" if results.runs is not None
-             else f"the median tuning curve on each of {len(results.tasks)} tasks: "
-                  "ranks and the aggregate curve across them, below"
-             if results.task is not None
-             else "the expected best score (the V estimator of Dodge et al. 2019) "
-                  "and its ±1 std, below"),
-            duration, _recorded(rows_of_model, infrastructure),
-            _recorded(rows_of_model, versions), TO_FILL, TO_FILL, TO_FILL,
-        ]
-    per_task = " (each task)" if results.task is not None else ""
-    items = ["Number of search trials", "Search strategy",
-             "Criterion to choose among them", "Search space (observed)",
-             "Best hyperparameter assignment" + per_task,
-             f"Best validation {score_name}" + per_task,
-             "Expected validation performance", "Training duration",
-             "Computing infrastructure", "Library versions",
-             "Train / validation / test splits", "Test performance of the best model",
-             "Link to the code"]
-    checklist = pd.DataFrame({"item": items, **rows})
+    checklist = analyses.checklist(results, strategy).table
 
     with _own_warnings() as ours:
         sections, figures, vectors = _body(results, target, confidence, method,
@@ -622,131 +470,6 @@ def _title_across_tasks(results) -> str:
     study = f" ({results.name})" if results.name else ""
     return (f"Hyperparameter search{study}: {named} tuned on {len(tasks)} "
             f"task{'s' if len(tasks) != 1 else ''} ({listed})")
-
-
-def _as_number(value):
-    """A number recorded as text (MLflow's params are strings) as a float;
-    anything else as it is."""
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
-        return value
-    if isinstance(value, float | np.floating):
-        return float(value)
-    return value
-
-
-def _value(value) -> str:
-    """A hyperparameter's value as a paper prints it: numbers (also those
-    recorded as text) in 4 significant digits, whole numbers whole."""
-    number_ = _as_number(value)
-    if isinstance(number_, float) and np.isfinite(number_):
-        if number_ == round(number_) and abs(number_) < 1e15:
-            return str(int(number_))
-        return f"{number_:.4g}"
-    return _text(value)
-
-
-# Columns in which tuners record a trial's duration (Optuna, Ray Tune, evp
-# search, W&B): the checklist's training duration when no cost is named.
-_DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtime",
-              "duration", "mean_fit_time")
-# What a column holds where its name does not say it, by the tool that wrote it
-# where tools differ.
-_DURATION_WORDS = {"mean_fit_time": "seconds per fit, mean over the folds",
-                   "duration_seconds": "end - start of each run",
-                   ("smac", "duration_seconds"): "the time SMAC3 measured for each "
-                                                 "configuration's trials, summed"}
-
-
-def _trials(results, model: str, count: int, rows=None) -> str:
-    """How many trials, and for repeated runs, in how many runs; across tasks,
-    how many on each task (a sum over tasks is no search's size)."""
-    if results.task is not None and rows is not None:
-        per = rows.groupby(results.task, sort=False).size()
-        tasks = len(per)
-        if per.min() == per.max():
-            return (f"{per.min()} per task on {tasks} task"
-                    f"{'s' if tasks != 1 else ''} ({count} in all)")
-        if tasks > 8:  # too many to list
-            return (f"{per.min()} to {per.max()} per task on {tasks} tasks "
-                    f"({count} in all)")
-        return (", ".join(f"{task} {k}" for task, k in per.items())
-                + f" ({count} in all)")
-    if results.runs is None:
-        return str(count)
-    lengths = (~np.isnan(results.by_run()[model])).sum(axis=1)
-    spread = (f"{lengths.min()}" if lengths.min() == lengths.max()
-              else f"{lengths.min()} to {lengths.max()}")
-    return f"{count}: {lengths.size} runs of {spread} trials"
-
-
-def _strategy(strategy: str, results, model: str) -> str:
-    """The search strategy (the tuner and its settings as far as recorded), and
-    what the trial order says of it."""
-    if results.runs is not None:
-        tuner = f"{results.tuner}: " if results.tuner else ""
-        return (f"{tuner}{strategy}; {results.by_run()[model].shape[0]} repeated "
-                f"runs (column {results.runs!r}), their median best so far with "
-                "simultaneous bands (no assumption on the tuner)")
-    if results.task is not None:
-        return f"{strategy}; {_order_across_tasks(results, model)}"
-    pvalue = results.exchangeability.get(model)
-    if pvalue is None:
-        test = ("trial order unknown: the random-search assumption is untested"
-                if not results.knows_order else "too few trials to test the order")
-    else:
-        verdict = ("the trials look adaptive, not like random search"
-                   if pvalue < 0.05 else "consistent with random search")
-        test = f"exchangeability of the trial order: p = {pvalue:.3g} ({verdict})"
-    return f"{strategy}; {test}"
-
-
-def _order_across_tasks(results, model: str) -> str:
-    """What the exchangeability test says of `model`'s trial order on each
-    task (the readers key its p-values by task and model there)."""
-    found = {key[0]: p for key, p in results.exchangeability.items()
-             if isinstance(key, tuple) and len(key) == 2 and key[1] == model}
-    if not found:
-        return ("trial order unknown: the random-search assumption is untested"
-                if not results.knows_order else "too few trials to test the order")
-    low, high = min(found.values()), max(found.values())
-    spread = f"p = {low:.3g}" if low == high else f"p from {low:.3g} to {high:.3g}"
-    adaptive = [str(task) for task, p in found.items() if p < 0.05]
-    if not adaptive:
-        verdict = "consistent with random search on each"
-    else:
-        named = ", ".join(adaptive[:4]) + (", …" if len(adaptive) > 4 else "")
-        verdict = (f"p < 0.05 on {len(adaptive)} of {len(found)} ({named}): the "
-                   "trials there look adaptive, not like random search")
-    tasks = f"{len(found)} task" + ("s" if len(found) != 1 else "")
-    return (f"exchangeability of the trial order on {tasks}: {spread} "
-            f"({verdict})")
-
-
-def _best_by_task(results, rows, hyper) -> tuple[str, str]:
-    """Across tasks: each task's best assignment and best score, each named by
-    its task (a best over tasks would compare scores on different scales)."""
-    from evp.latex import decimals, number
-
-    assignments, bests = [], {}
-    for task, part in rows.groupby(results.task, sort=False):
-        values = pd.to_numeric(part[results.score], errors="coerce")
-        if values.notna().sum() == 0:
-            continue
-        best = part.loc[values.idxmin() if results.minimize else values.idxmax()]
-        bests[task] = float(values.loc[best.name])
-        said = ", ".join(f"{name} = {_value(best[column])}"
-                         for column, name in hyper.items()
-                         if not _missing(best[column])) or TO_FILL
-        assignments.append(f"{task}: {said}")
-    places = decimals(list(bests.values()))
-    shown = "; ".join(f"{task} {number(value, places)}"
-                      for task, value in bests.items())
-    return "; ".join(assignments) or TO_FILL, shown or TO_FILL
 
 
 def _is_evps(name: str) -> bool:
@@ -927,7 +650,7 @@ def _tied_tasks(results) -> list[str]:
     if not tied:
         return []
     if len(tied) == len(scores):
-        values = {_value(one[0]) for one in scores.values()}
+        values = {paper_value(one[0]) for one in scores.values()}
         return ["Every model scores the same on every task ("
                 + (f"every round scores {values.pop()}" if len(values) == 1
                    else "each task's rounds all score one value")

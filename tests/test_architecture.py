@@ -12,7 +12,7 @@ PACKAGE = ROOT / "evp"
 
 LAYERS = {
     "foundation": {"_validation", "_workspace", "_display", "_output",
-                   "_escape"},
+                   "_escape", "_numbers"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
                    "anytime", "planning", "multiple", "_step_cdf",
                    "_order_statistics"},
