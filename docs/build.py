@@ -293,8 +293,9 @@ def cli_page() -> str:
     commands = next(a for a in parser._actions
                     if isinstance(a, argparse._SubParsersAction))
     lines = ["# Command line", "",
-             "`evp` is installed with the package. Each command's `--help`, as it "
-             "prints it:", "", "```text", parser.format_help().rstrip(), "```", ""]
+             "`evp` is installed with the package (`pip install "
+             "evp-tuning-curves`). Each command's `--help`, as it prints it:", "",
+             "```text", parser.format_help().rstrip(), "```", ""]
     for name, command in commands.choices.items():
         lines += [f"## `evp {name}`", "", "```text", command.format_help().rstrip(),
                   "```", ""]

@@ -5,9 +5,12 @@ Nothing is executed and nothing is fetched: the notebooks are read with their
 committed outputs, and the theme, search and MathJax are served from the site.
 """
 
+import evp
+
 project = "evp"
 author = "The evp developers"
 copyright = "the evp developers"
+release = version = evp.__version__
 
 extensions = [
     "myst_nb",

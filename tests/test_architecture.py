@@ -12,7 +12,7 @@ PACKAGE = ROOT / "evp"
 
 LAYERS = {
     "foundation": {"_validation", "_workspace", "_display", "_output",
-                   "_escape", "_numbers"},
+                   "_escape", "_numbers", "_optional"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
                    "anytime", "planning", "multiple", "_step_cdf",
                    "_order_statistics"},

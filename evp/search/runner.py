@@ -34,6 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from evp._optional import import_optional_dependency
+from evp._workspace import progress as progress_bar
+
 
 def trial_rng(seed: int, trial: int) -> np.random.Generator:
     """The generator behind trial `trial` of a search seeded with `seed`."""
@@ -82,11 +85,7 @@ def _ray_results(todo: list, *, jobs: int | None, address: str | None,
                  gpus: bool):
     """Results of `todo`'s jobs in order, each run as a Ray task; at most `jobs`
     tasks started ahead of the oldest result not yet yielded."""
-    try:
-        import ray
-    except ImportError:
-        raise ImportError("backend='ray' needs ray: pip install 'evp[ray]'"
-                          ) from None
+    ray = import_optional_dependency("ray", purpose="backend='ray'")
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, num_cpus=None if address else jobs,
@@ -183,10 +182,8 @@ def run_search(
         with contextlib.suppress(ImportError):
             versions["ray"] = __import__("ray").__version__
     best = max((r["accuracy"] for r in done), default=float("nan"))
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=trials, initial=len(done), disable=not progress,
-               desc=f"{task} {model}", unit="trial")
+    bar = progress_bar(total=trials, initial=len(done), disable=not progress,
+                       desc=f"{task} {model}", unit="trial")
     bar.set_postfix(best=f"{best:.4f}")
     executor = None
     if backend == "ray":
