@@ -10,28 +10,8 @@ import importlib.util
 
 import pytest
 
-# Which extra of pyproject.toml installs each optional package.
-EXTRAS = {
-    "matplotlib": "notebooks",
-    "seaborn": "notebooks",
-    "papermill": "notebooks",
-    "nbformat": "notebooks",
-    "jupyterlab": "notebooks",
-    "tornado": "notebooks",  # comes with jupyterlab
-    "sklearn": "search",
-    "torch": "search",
-    "nbgrader": "classroom",
-    "pyarrow": "parquet",
-    "opda": "dev",
-    "yaml": "dev",
-    "optuna": "tuners",
-    "ray": "ray",
-    "mlflow": "mlflow",
-    "sphinx": "site",
-    "myst_nb": "site",
-    "sphinx_book_theme": "site",
-    "jupyter_server_mathjax": "site",
-}
+# Which extra of pyproject.toml installs each optional package: evp's own table.
+from evp._optional import EXTRAS
 
 
 def pytest_configure(config):
