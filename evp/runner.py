@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp._optional import import_optional_dependency
 from evp._workspace import PROGRESS_VARIABLE, progress, project_root
 
 __all__ = [
@@ -229,7 +230,7 @@ def run_usage(notebook: Path, name: str | None = None) -> RunUsage | None:
     `name` is the notebook as ``evp run`` is told it (default: its file name's
     stem, e.g. ``classroom/significance_tests`` needs saying).
     """
-    import papermill
+    papermill = import_optional_dependency("papermill", purpose="running a notebook")
 
     declared = papermill.inspect_notebook(str(notebook))
     if "results_path" not in declared:
@@ -353,9 +354,9 @@ def _reproduce(folder: Path, figures: Path, parameters: dict, only, done
                ) -> Reproduction:
     import shutil
 
-    import papermill
-
     from evp._output import write_file
+
+    papermill = import_optional_dependency("papermill", purpose="running a notebook")
 
     found = notebooks(folder, only)
     done.notebooks = found
@@ -447,8 +448,7 @@ def _is_progress(output: dict) -> bool:
 
 
 def _dumps(notebook: dict) -> str:
-    import nbformat
-
+    nbformat = import_optional_dependency("nbformat", purpose="writing a notebook")
     return nbformat.writes(nbformat.from_dict(notebook)) + "\n"
 
 
@@ -485,7 +485,7 @@ def execute(source, output, *, parameters=None, cwd=None) -> None:
     `output`, and :class:`NotebookFailed` is raised with the error's type and
     first line.
     """
-    import papermill
+    papermill = import_optional_dependency("papermill", purpose="running a notebook")
     from papermill.exceptions import PapermillExecutionError
 
     output = Path(output)
