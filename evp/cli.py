@@ -30,7 +30,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import evp
 from evp import analyses
+from evp._optional import DISTRIBUTION, install_command, missing_message
 from evp._validation import reason as _reason
 from evp.analyses import DEFAULT_MORE_ROUNDS, METHODS
 
@@ -729,7 +731,7 @@ def search(args: argparse.Namespace) -> int:
     try:
         from evp.search import sst5
     except ImportError as error:  # pragma: no cover - needs the search extra
-        raise UsageError(f"needs the search extra: pip install 'evp[search]' "
+        raise UsageError(f"needs the search extra: {install_command('search')} "
                          f"({error})") from None
     from evp.search.runner import run_search
 
@@ -864,6 +866,8 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evp", description="Judge models by their tuning effort.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {evp.__version__}")
     commands = parser.add_subparsers(dest="command", required=True,
                                      parser_class=_Parser)
     common = argparse.ArgumentParser(add_help=False)
@@ -944,7 +948,9 @@ def build_parser() -> argparse.ArgumentParser:
     one.set_defaults(handler=curve)
 
     two = commands.add_parser(
-        "compare", parents=[common], help="does model A beat model B?",
+        "compare", parents=[common],
+        help="does model A beat model B? for many models or tasks: which may "
+             "still be best, and which pairs differ",
         usage="evp compare RESULTS --score COL --group COL [A B | A B C ... | --all] "
               "[--task COL] [options]",
         description="Median tuning-curve bands of two models and, per budget, the "
@@ -1033,7 +1039,8 @@ def build_parser() -> argparse.ArgumentParser:
     ahead.set_defaults(handler=plan)
 
     paper = commands.add_parser(
-        "report", help="a report for a paper's appendix (HTML or Markdown)",
+        "report",
+        help="a report for a paper's appendix (HTML, Markdown or LaTeX)",
         usage="evp report RESULTS --score COL [--group COL] --out FILE [options]",
         description="The reporting checklist of Dodge et al. (2019, Text Box 1) "
                     "filled in from the results (what a file cannot tell is marked "
@@ -1185,12 +1192,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Optional packages and the extra of evp that installs each.
-_EXTRAS = {"matplotlib": "notebooks", "seaborn": "notebooks", "papermill": "notebooks",
-           "nbformat": "notebooks", "tqdm": "notebooks", "optuna": "tuners",
-           "pyarrow": "parquet", "torch": "search", "sklearn": "search",
-           "ray": "ray", "mlflow": "mlflow"}
-
 # The library's names for what the command line calls otherwise: the results
 # a reader reads (RESULTS), and a tail's threshold (--tail).
 _LIBRARY_NAMES = {"path_or_frame": "results", "source": "results",
@@ -1305,9 +1306,11 @@ def main(argv: list[str] | None = None) -> int:
                 words = in_command_line_words(text, flags, names)
                 print(_shown(f"{kind}: {words}"), file=sys.stderr)
         except ImportError as error:
-            extra = _EXTRAS.get((error.name or "").split(".")[0])
-            message = (f"{error.name} is not installed: pip install 'evp[{extra}]'"
-                       if extra else in_command_line_words(error, flags))
+            # evp's own messages name the extra already; a package's bare
+            # "No module named ..." is said as missing_message says it.
+            message = (None if DISTRIBUTION in str(error)
+                       else missing_message(error.name or ""))
+            message = message or in_command_line_words(error, flags)
             print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
             status = 2
         except (UsageError, ValueError, OSError) as error:

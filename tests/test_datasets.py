@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import socket
+import sys
 import threading
 import zipfile
 from pathlib import Path
@@ -711,13 +712,10 @@ def test_read_results_reads_parquet(runs, tmp_path, monkeypatch):
     (tmp_path / "broken.pq").write_bytes(b"not parquet")
     with pytest.raises(ValueError, match=r"broken\.pq is not a readable Parquet"):
         read_results(tmp_path / "broken.pq", score="f1")
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "pyarrow" else real(name, *a))
-    with pytest.raises(ImportError,
-                       match=r"needs pyarrow: pip install 'evp\[parquet\]'"):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(
+            ImportError,
+            match=r"needs pyarrow: pip install 'evp-tuning-curves\[parquet\]'"):
         read_results(path, score="f1")
 
 

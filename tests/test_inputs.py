@@ -371,7 +371,7 @@ def test_a_figure_without_matplotlib_names_the_extra(loss_file, capsys, monkeypa
                           tmp_path / "x.png")
     assert status == 2
     assert err.strip().endswith("matplotlib is not installed: pip install "
-                                "'evp[notebooks]'")
+                                "'evp-tuning-curves[notebooks]'")
 
 
 def test_evp_run_reads_as_curve_does(wandb_export, capsys, tmp_path):

@@ -59,8 +59,8 @@ def test_the_30_second_example_from_a_core_install(core_venv, tmp_path):
     assert (tmp_path / "reuters.csv").is_file(), ran[0].stderr
     # The figure needs the notebooks extra: said in one line, not a traceback.
     assert ran[1].returncode == 2
-    assert ("evp curve: matplotlib is not installed: pip install 'evp[notebooks]'"
-            in ran[1].stderr.splitlines())
+    assert ("evp curve: matplotlib is not installed: pip install "
+            "'evp-tuning-curves[notebooks]'" in ran[1].stderr.splitlines())
     assert "Traceback" not in ran[1].stderr
     # The table alone needs nothing more.
     assert ran[2].returncode == 0, ran[2].stderr

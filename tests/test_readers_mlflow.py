@@ -176,10 +176,12 @@ def test_without_mlflow_the_error_names_the_extra(tmp_path, monkeypatch, capsys)
     (tmp_path / "mlruns").mkdir()
     monkeypatch.setitem(sys.modules, "mlflow", None)
     monkeypatch.setitem(sys.modules, "mlflow.tracking", None)
-    with pytest.raises(ImportError, match=r'pip install "evp\[mlflow\]"'):
+    with pytest.raises(ImportError,
+                       match=r"pip install 'evp-tuning-curves\[mlflow\]'"):
         read_results(tmp_path / "mlruns", experiment="bert", score="val_acc")
     assert main(["curve", str(tmp_path / "mlruns"), "--experiment", "bert",
                  "--score", "val_acc"]) == 2
     err = capsys.readouterr().err
-    assert err.strip().endswith('pip install "evp[mlflow]"') and len(
+    assert err.strip().endswith("reading MLflow runs needs mlflow: pip install "
+                                "'evp-tuning-curves[mlflow]'") and len(
         err.strip().splitlines()) == 1

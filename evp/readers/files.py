@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp._optional import import_optional_dependency
 from evp._validation import reason as _reason
 from evp.results import Results
 
@@ -503,11 +504,8 @@ def _refuse_repeated_header(frame: pd.DataFrame, path: Path) -> None:
 
 def _read_parquet(path: Path) -> pd.DataFrame:
     """A Parquet file through pandas; needs pyarrow (the ``parquet`` extra)."""
-    import importlib.util
-
-    if importlib.util.find_spec("pyarrow") is None:
-        raise ImportError(f"path_or_frame: reading {path.name} (Parquet) needs "
-                          "pyarrow: pip install 'evp[parquet]'")
+    import_optional_dependency(
+        "pyarrow", purpose=f"path_or_frame: reading {path.name} (Parquet)")
     try:
         return pd.read_parquet(path, engine="pyarrow")
     except (OSError, ValueError, TypeError, KeyError, IndexError,

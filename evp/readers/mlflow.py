@@ -15,7 +15,8 @@ tracked, given where MLflow keeps them and the experiment
 
 The runs are read through MLflow's own client (``MlflowClient.search_runs``), so
 the store's format stays MLflow's concern; reading needs the ``mlflow`` extra
-(``pip install "evp[mlflow]"``). The columns are those of ``mlflow.search_runs``:
+(``pip install 'evp-tuning-curves[mlflow]'``). The columns are those of
+``mlflow.search_runs``:
 
 * ``run_id``, ``run_name``, ``experiment_id``;
 * ``status`` — ``FINISHED``, or ``FAILED`` and ``KILLED``: failed rounds, under
@@ -49,6 +50,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp._optional import import_optional_dependency
 from evp._validation import _describe
 from evp.readers.files import (
     not_sqlite,
@@ -118,12 +120,9 @@ def is_mlflow_source(path_or_frame) -> bool:
 
 
 def _client():
-    try:
-        from mlflow.tracking import MlflowClient
-    except ImportError:
-        raise ImportError('path_or_frame: reading MLflow runs needs mlflow: pip '
-                          'install "evp[mlflow]"') from None
-    return MlflowClient
+    tracking = import_optional_dependency(
+        "mlflow.tracking", purpose="path_or_frame: reading MLflow runs")
+    return tracking.MlflowClient
 
 
 def _not_mlflow(path: Path) -> ValueError:

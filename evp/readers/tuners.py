@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp._optional import import_optional_dependency
 from evp._validation import as_choice
 from evp.readers.files import (
     natural,
@@ -134,12 +135,8 @@ def _experiments(path: Path) -> list[Path]:
 # ------------------------------------------------------------------ Optuna
 
 def _optuna():
-    try:
-        import optuna
-    except ImportError:
-        raise ImportError("path_or_frame: reading an Optuna study needs optuna: "
-                          "pip install 'evp[tuners]'") from None
-    return optuna
+    return import_optional_dependency(
+        "optuna", purpose="path_or_frame: reading an Optuna study")
 
 
 #: Tables every Optuna storage holds (RDBStorage's schema).
