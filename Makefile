@@ -13,8 +13,9 @@ $(BIN)/python:
 	$(PIP_INSTALL) setuptools wheel
 
 # One stamp per set of extras: rerunning is cheap, editing pyproject or the lock reinstalls.
+# The notebooks' extra, and the peers that benchmark_study sets beside evp's answers.
 $(VENV)/.notebooks: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks]"
+	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,peers]"
 	touch $@
 
 $(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
