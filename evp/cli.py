@@ -143,6 +143,7 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
     """The results RESULTS names, read as the input options say; the reader's
     notes and warnings said."""
     from evp.readers import read_results
+    from evp.readers.registry import option_flags
 
     failed = args.failed
     if args.drop_bad_rows:
@@ -154,11 +155,8 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
                            score=args.score, group=group,
                            cost=getattr(args, "cost", None), order=args.order,
                            runs=args.runs, task=args.task,
-                           sep=args.sep, decimal=args.decimal,
-                           failed=failed or "error", study=args.study,
-                           metric=args.metric, mode=args.mode,
-                           per_trial=args.per_trial, experiment=args.experiment,
-                           minimize=_direction(args))
+                           failed=failed or "error", minimize=_direction(args),
+                           **{name: getattr(args, name) for name in option_flags()})
     bounds = getattr(args, "bounds", None)
     if bounds is not None:
         shown = np.concatenate(list(results.scores_as_read.values()))
@@ -829,38 +827,22 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                         help="column of each round's place in the search, for the "
                              "exchangeability test (default: a column named trial, "
                              "number, iteration or step; a tuner's own order)")
-    parser.add_argument("--sep", metavar="CHAR",
-                        help="delimiter of a text file (default: sniffed among , ; "
-                             "tab and |)")
-    parser.add_argument("--decimal", metavar="CHAR",
-                        help="decimal mark of a text file (default: sniffed, . or "
-                             ",)")
-    parser.add_argument("--study", metavar="NAME[,NAME...]|all",
-                        help="Optuna: the study to read from a storage holding "
-                             "several (default: its only study); several, or all, "
-                             "are one model each, named after the study")
-    parser.add_argument("--metric", metavar="NAME",
-                        help="Ray Tune: the reported metric that picks each "
-                             "trial's report and is the score (default: --score)")
-    parser.add_argument("--mode", choices=("max", "min"),
-                        help="Ray Tune: whether a higher or lower --metric is "
-                             "better; it picks each trial's report, and is the "
-                             "score's direction only when --score is the metric "
-                             "(default: none; required for Ray Tune)")
-    parser.add_argument("--experiment", metavar="NAME|ID",
-                        help="MLflow: the experiment to read from a tracking URI, "
-                             "mlruns folder or SQLite store, by name or id "
-                             "(default: the store's only experiment with runs); "
-                             "--score names a metric, e.g. metrics.val_acc")
     parser.add_argument("--task", metavar="COL",
                         help="column naming each round's task (data set): the same "
                              "models searched on several tasks; compare and report "
                              "then judge every task and rank the models across "
                              "them (default: one task; a folder of evp search "
                              "trials with one subfolder per task sets it)")
-    parser.add_argument("--per-trial", choices=("best", "last"), default="best",
-                        help="Ray Tune: each trial's best or last report of "
-                             "--metric")
+    # The readers' own options (--study, --metric, --sep, …), as each reader
+    # declares them: a new one is a flag here without an edit.
+    from evp.readers.registry import option_flags
+
+    for name, option in option_flags().items():
+        default = option.default if option.default is not None else "none"
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=name,
+                            metavar=option.metavar, choices=option.choices,
+                            help=(option.help if "default:" in option.help
+                                  else f"{option.help} (default: {default})"))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -123,7 +123,8 @@ def test_optuna_direction_objectives_and_errors(study_db, tmp_path):
     with pytest.raises(ValueError, match=r"^score: .*2 objectives \(accuracy, "
                                          r"latency\); name one"):
         read_results(url, study="both")
-    with pytest.raises(ValueError, match=r"^score: .*no objective 'loss'"):
+    with pytest.raises(ValueError, match=r"^score: .*no objective or trial "
+                                         r"attribute 'loss'"):
         read_results(url, study="both", score="loss")
     with pytest.raises(ValueError, match=r"^study: the Optuna storage holds 4 "
                                          r"studies \(.*\); name one"):

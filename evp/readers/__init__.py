@@ -145,10 +145,9 @@ def looks_like_loss(name) -> bool:
 
 
 def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
-                 runs=None, task=None, sep=None, decimal=None, failed: str = "error",
-                 drop_bad_rows: bool = False, study=None, metric=None, mode=None,
-                 per_trial="best", experiment=None,
-                 minimize: bool | None = None) -> Results:
+                 runs=None, task=None, failed: str = "error",
+                 drop_bad_rows: bool = False, minimize: bool | None = None,
+                 reader: str | None = None, **options) -> Results:
     """Read search results into validated :class:`evp.Results`.
 
     What reaches the statistics must be what you meant, so three things are
@@ -225,15 +224,6 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         subfolder per task sets it (column ``task``); several Optuna studies,
         one per task, are read with ``task="study"`` and the model's column as
         `group` (a parameter, ``params_model``).
-    sep : str, optional
-        The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
-        ``|`` that splits every line of the file's start into the same number of
-        fields (the most fields winning), else the extension's (tab for ``.tsv``
-        and ``.tab``, comma otherwise).
-    decimal : str, optional
-        The decimal mark of a text file. Default: ``,`` when the numbers of a file
-        not separated by commas are written with decimal commas (``0,85``), else
-        ``.``.
     failed : {"error", "drop", "worst"}, default "error"
         Failed rounds: rows whose score is missing, non-numeric or infinite, and
         rows that a ``state`` or ``status`` column marks crashed, failed or killed
@@ -248,6 +238,30 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         missing or negative cost) are refused, or dropped with ``"drop"``.
     drop_bad_rows : bool, default False
         The old name of ``failed="drop"``.
+    minimize : bool, optional
+        The score is a loss (lower is better), or not (False). Default: what the
+        tuner says of its objective; else higher is better, said in a note, but
+        a score whose name says loss (:func:`looks_like_loss`: ``val_loss``,
+        ``error_rate``, ``perplexity``, …) is refused until you say. A value that
+        contradicts the tuner is an error.
+    reader : str or Reader, optional
+        The reader to read `path_or_frame` with, by its name (``"optuna"``,
+        ``"ray tune"``, ``"mlflow"``, ``"wandb"``, ``"file"``, a plug-in's
+        name; :data:`evp.readers.registry.READERS`) or itself, as pandas'
+        ``engine=``: no other reader is asked. Default: the first reader that claims it.
+    **options
+        The readers' own options (each reader's :attr:`~evp.readers.registry.
+        Reader.options`, a plug-in's included): the one that reads is given
+        its own, and an option of another kind of source is refused. evp's:
+    sep : str, optional
+        The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
+        ``|`` that splits every line of the file's start into the same number of
+        fields (the most fields winning), else the extension's (tab for ``.tsv``
+        and ``.tab``, comma otherwise).
+    decimal : str, optional
+        The decimal mark of a text file. Default: ``,`` when the numbers of a file
+        not separated by commas are written with decimal commas (``0,85``), else
+        ``.``.
     study : str or list of str, optional
         The Optuna study to read, when the storage holds more than one; several
         (``"tpe,random"`` or a list) or ``"all"``, grouped by study.
@@ -265,12 +279,6 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         an MLflow store. Default for a store recognised as MLflow's (an
         ``mlruns`` folder, a SQLite file with MLflow's tables): its only
         experiment with runs.
-    minimize : bool, optional
-        The score is a loss (lower is better), or not (False). Default: what the
-        tuner says of its objective; else higher is better, said in a note, but
-        a score whose name says loss (:func:`looks_like_loss`: ``val_loss``,
-        ``error_rate``, ``perplexity``, …) is refused until you say. A value that
-        contradicts the tuner is an error.
 
     Returns
     -------
@@ -318,10 +326,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     if _is_several(path_or_frame):
         return _read_several(
             path_or_frame, score=score, cost=cost, order=order, runs=runs,
-            task=task, sep=sep, decimal=decimal, failed=failed,
-            drop_bad_rows=drop_bad_rows, study=study, metric=metric, mode=mode,
-            per_trial=per_trial, experiment=experiment, minimize=minimize,
-            group=group)
+            task=task, failed=failed, drop_bad_rows=drop_bad_rows,
+            minimize=minimize, group=group, reader=reader, **options)
     failed = as_choice(failed, "failed", FAILURES)
     if drop_bad_rows:
         if failed == "worst":
@@ -329,10 +335,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
                              "other: pass failed only")
         failed = "drop"
     reader, base, frame, origin = read_source(
-        path_or_frame, score=score, sep=sep, decimal=decimal, study=study,
-        metric=metric, mode=mode, per_trial=per_trial, experiment=experiment,
+        path_or_frame, score=score, reader=reader,
         columns=Columns(score, group, cost, order, runs, task,
-                        names=(group, task, runs)))
+                        names=(group, task, runs)), **options)
     name = base.name if base is not None else None
     if base is not None and (reader.names_score or base.tuner in _NAMING):
         # These readers resolved the score ("accuracy" → "mean_test_accuracy").
@@ -370,7 +375,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
              "runs": runs, "task": task}
     roles = {role: column for role, column in roles.items() if column is not None}
     _check_columns(frame, roles)
-    minimize, direction, notes = _direction(base, score, minimize, metric, mode)
+    minimize, direction, notes = _direction(base, score, minimize,
+                                            options.get("metric"),
+                                            options.get("mode"))
 
     frame, repeated = _repeated_trials(frame, base, roles)
     labels = _file_rows(base, frame)
@@ -378,7 +385,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     frame, more = _formats(frame, roles, labels)
     notes += more
     frame, kept_failed, dropped, more = _failed_rounds(frame, roles, failed,
-                                                       minimize, labels)
+                                                       minimize, labels,
+                                                       _trial_names(base, frame))
     notes += more
     frame[score] = np.where(frame.index.isin(kept_failed),
                             np.inf if minimize else -np.inf, _numbers(frame, score))
@@ -543,6 +551,13 @@ def _direction(base: Results | None, score, minimize: bool | None, metric,
         return minimize, f"given: minimize={minimize}", []
     if said is not None:
         return said, base.direction, []
+    if base is not None and base.tuner == "optuna":
+        # A trial attribute as the score: the study's direction is its
+        # objective's, and a guess from the name could turn the curves over.
+        raise ValueError(f"minimize: {str(score)!r} is not the Optuna study's "
+                         "objective, so the study's direction says nothing of "
+                         "it: pass minimize=True if lower is better, "
+                         "minimize=False if higher is better")
     named, why = _named_direction(score)
     if named:
         raise ValueError(f"score: {str(score)!r} looks like a loss (lower is "
@@ -569,47 +584,49 @@ def _recorded_direction(base: Results | None, score, metric) -> bool | None:
     with a direction; else None."""
     if base is None:
         return None
-    if base.tuner == "optuna":
-        return base.minimize
     if base.tuner == "ray tune":
         return base.minimize if score == (metric or score) else None
     return base.minimize if base.direction != ASSUMED_DIRECTION else None
 
 
 def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
-                   labels=None):
+                   labels=None, named=None):
     """Apply the failed-rounds policy: (frame, index of failed rounds kept as the
     worst, rows dropped (1-based), notes). `labels`: each row's number in the
-    file, where the reader reordered or left out rows."""
+    file, where the reader reordered or left out rows. `named`: (each row's
+    name, the noun, the note) where messages name rows as the tool numbered
+    its trials (Optuna's trial numbers), not by their place."""
+    shown, noun, note = named or (labels, "rows", _ROW_NOTE)
 
     def _rows(mask):
-        return _row_numbers(mask, labels=labels)
+        return _row_numbers(mask, labels=shown)
 
     failures, problems = _bad_rows(frame, roles)
     failing = np.logical_or.reduce([rows for rows, _ in failures]) if failures \
         else np.zeros(len(frame), dtype=bool)
     if policy == "error" and failures:
-        reasons = "; ".join(f"{what} in rows {_rows(rows)}" for rows, what in failures)
-        raise ValueError(f"{int(failing.sum())} failed round(s) {_ROW_NOTE}: "
+        reasons = "; ".join(f"{what} in {noun} {_rows(rows)}"
+                            for rows, what in failures)
+        raise ValueError(f"{int(failing.sum())} failed round(s) {note}: "
                          f"{reasons}{_FAILED_HINT}")
     if policy == "error" and problems:
         bad, what = problems[0]
-        raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{_DROP_HINT}")
+        raise ValueError(f"{what} in {noun} {_rows(bad)} {note}{_DROP_HINT}")
     if policy == "worst":
         # A failed round's cost may be unknown; any other bad row is an error.
         problems = [(rows & ~failing, what) for rows, what in problems
                     if (rows & ~failing).any()]
         if problems:
             bad, what = problems[0]
-            raise ValueError(f"{what} in rows {_rows(bad)} {_ROW_NOTE}{_DROP_HINT}")
+            raise ValueError(f"{what} in {noun} {_rows(bad)} {note}{_DROP_HINT}")
         kept = np.flatnonzero(failing)
         if kept.size == len(frame):
-            raise ValueError(f"every round failed: {failures[0][1]} in rows "
-                             f"{_rows(failures[0][0])} {_ROW_NOTE}")
+            raise ValueError(f"every round failed: {failures[0][1]} in {noun} "
+                             f"{_rows(failures[0][0])} {note}")
         notes = []
         if kept.size:
             notes.append(
-                f"{kept.size} failed round(s) of {len(frame)} (rows "
+                f"{kept.size} failed round(s) of {len(frame)} ({noun} "
                 f"{_rows(failing)}) count as worse than every score "
                 f"({'+inf' if minimize else '-inf'}): medians, quantiles and their "
                 "bands hold exactly; the expected best score needs a floor for "
@@ -620,13 +637,13 @@ def _failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool
         return frame.copy(), np.array([], dtype=int), [], []
     bad = np.logical_or.reduce([rows for rows, _ in everything])
     if bad.all():
-        raise ValueError(f"every row is bad: {everything[0][1]} in rows "
-                         f"{_rows(everything[0][0])} {_ROW_NOTE}")
+        raise ValueError(f"every row is bad: {everything[0][1]} in {noun} "
+                         f"{_rows(everything[0][0])} {note}")
     dropped = (np.flatnonzero(bad) + 1 if labels is None
                else labels[bad]).tolist()
-    reasons = "; ".join(f"{what} in rows {_rows(rows)}" for rows, what in everything)
+    reasons = "; ".join(f"{what} in {noun} {_rows(rows)}" for rows, what in everything)
     warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
-                  f"{_ROW_NOTE}: {reasons}", UserWarning, stacklevel=4)
+                  f"{note}: {reasons}", UserWarning, stacklevel=4)
     notes = []
     if failing.any():
         notes.append(
@@ -719,6 +736,19 @@ def _file_rows(base: Results | None, frame: pd.DataFrame):
     if not pd.api.types.is_integer_dtype(index) or not index.is_unique:
         return None
     return index.to_numpy() + 1
+
+
+def _trial_names(base: Results | None, frame: pd.DataFrame):
+    """(each row's trial number, "trials", the note) where the tool numbered
+    its trials and messages should name them so (Optuna's ``number``, with the
+    study where there are several); else None, rows by their place."""
+    if base is None or base.tuner != "optuna" or "number" not in frame:
+        return None
+    numbers = frame["number"].astype(str).to_numpy()
+    if base.group == "study" and "study" in frame:
+        numbers = (frame["number"].astype(str) + " of "
+                   + frame["study"].astype(str)).to_numpy()
+    return numbers, "trials", "(Optuna's trial numbers)"
 
 
 # Numbers written in ways pandas does not read: a percentage, a thousands

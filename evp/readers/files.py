@@ -20,6 +20,7 @@ import pandas as pd
 
 from evp._optional import import_optional_dependency
 from evp._validation import reason as _reason
+from evp.readers._options import Option
 from evp.results import Results
 
 __all__ = ["COMPRESSIONS", "FORMATS", "SQLITE_HEADER", "load_search", "read_table",
@@ -38,6 +39,13 @@ FORMATS = {
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
 # Delimiters a delimited text file is sniffed for, the extension's own first.
 _DELIMITERS = (",", ";", "\t", "|")
+#: The options of :func:`read_table` that :func:`evp.read_results` passes on.
+OPTIONS = {
+    "sep": Option(None, "delimiter of a text file (default: sniffed among , ; "
+                        "tab and |)", metavar="CHAR"),
+    "decimal": Option(None, "decimal mark of a text file (default: sniffed, . or "
+                            ",)", metavar="CHAR"),
+}
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+(?:[eE][+-]?\d+)?$")
 _DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
 

@@ -52,6 +52,7 @@ import pandas as pd
 
 from evp._optional import import_optional_dependency
 from evp._validation import _describe
+from evp.readers._options import Option
 from evp.readers.files import (
     not_sqlite,
     sqlite_columns,
@@ -70,6 +71,14 @@ _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 _URL = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.IGNORECASE)
 _FILE_STORE = "MLFLOW_ALLOW_FILE_STORE"
 _PAGE = 1000
+#: The options of :func:`read_mlflow` that :func:`evp.read_results` passes on.
+OPTIONS = {
+    "experiment": Option(None, "MLflow: the experiment to read from a tracking "
+                               "URI, mlruns folder or SQLite store, by name or id "
+                               "(default: the store's only experiment with runs); "
+                               "--score names a metric, e.g. metrics.val_acc",
+                         metavar="NAME|ID"),
+}
 
 
 #: Tables every MLflow SQL store holds, and columns of its runs table.

@@ -13,9 +13,11 @@ itself: its roles are the ones the user names. A file's table is then offered
 to the readers of tables (scikit-learn's ``cv_results_``, a W&B runs table), so
 that a CSV file a tool wrote is read as that tool's.
 
-The options a reader takes are listed with it (:attr:`Reader.takes`); a tool's
-option given to another kind of source (``study=`` with a CSV file) is refused
-in one line that names the readers it is for.
+The options a reader takes are declared beside its ``read``, each with its
+default (:attr:`Reader.options`; the command line makes a flag of each); a
+reader's option given to another kind of source (``study=`` with a CSV file)
+is refused in one line that names the readers it is for. ``reader="optuna"``
+(a reader's :attr:`~Reader.name`) picks a reader without asking the others.
 
 **Writing a reader.** A package of one's own teaches evp a format: an object
 with ``sniff`` and ``read`` (returning :class:`evp.Results`; read_results then
@@ -66,24 +68,24 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 
 from evp._validation import _describe
 from evp.readers import files, kerastuner, mlflow, sklearn, smac, tuners, wandb
+from evp.readers._options import Option
 from evp.results import Results
 
-__all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "PluginError", "Reader",
-           "plugin_readers", "read_source"]
+__all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "Option", "PluginError",
+           "Reader", "option_flags", "plugin_readers", "read_source"]
 
 #: The entry-point group through which other packages add readers: each entry
 #: point names an object with ``sniff(source) -> bool`` and ``read(source,
 #: **options) -> evp.Results``.
 READERS_GROUP = "evp.readers"
-# The options of a tool's record; every reader takes `score`.
-_TOOL_OPTIONS = ("experiment", "study", "metric", "mode", "per_trial")
 
 
 @dataclass(frozen=True)
@@ -101,29 +103,44 @@ class Reader:
     read : callable
         ``read(source, **options)``: :class:`evp.Results`, or a plain table
         (DataFrame) whose roles the user names.
-    takes : tuple of str
-        The options passed to `read`, besides `score`; a tool's option that is
-        not here is refused when this reader reads.
+    declared : mapping of str to Option
+        The options `read` takes besides `score`, each with its default and the
+        command line's words (``{"study": Option(None, "Optuna: …")}``); an
+        option of another reader is refused when this one reads.
     names_score : bool
         Whether the reader resolves the score's name itself (``"accuracy"`` is
         scikit-learn's ``mean_test_accuracy``), so that a `score` it does not
         know by that name is its own.
+    hints : tuple of str
+        What read_results tells the reader besides the user's options:
+        ``columns``, the columns the roles name (a big file reads no more).
     """
 
     name: str
     reads: str
     sniff: Callable
     read: Callable
-    takes: tuple = ()
+    declared: MappingProxyType = field(default_factory=dict)
     names_score: bool = False
+    hints: tuple = ()
+
+    def __post_init__(self):
+        # Read-only, so that no caller changes a reader's defaults for the next.
+        object.__setattr__(self, "declared", MappingProxyType(dict(self.declared)))
+
+    @property
+    def options(self) -> dict:
+        """{option: its default}: what `read` takes besides `score`."""
+        return {name: option.default for name, option in self.declared.items()}
+
+    @property
+    def takes(self) -> tuple:
+        """The options' names (:attr:`options`)."""
+        return tuple(self.declared)
 
 
 def _is_path(source) -> bool:
     return isinstance(source, str | os.PathLike)
-
-
-def _read_mlflow(source, *, score=None, experiment=None):
-    return mlflow.read_mlflow(source, experiment=experiment, score=score)
 
 
 def _is_search(source) -> bool:
@@ -131,16 +148,15 @@ def _is_search(source) -> bool:
                                          and sklearn.is_cv_results(source))
 
 
-def _read_optuna(source, *, score=None, study=None):
-    return tuners.read_optuna(source, study=study, objective=score)
+def _read_optuna(source, *, score=None, **options):
+    return tuners.read_optuna(source, objective=score, **options)
 
 
-def _read_ray_tune(source, *, score=None, metric=None, mode=None, per_trial="best"):
+def _read_ray_tune(source, *, score=None, metric=None, **options):
     if metric is None and score is None:
         raise ValueError("metric: name the metric the Ray Tune trials reported, "
                          "e.g. metric='accuracy'")
-    return tuners.read_ray_tune(source, metric=metric or score, mode=mode,
-                                per_trial=per_trial)
+    return tuners.read_ray_tune(source, metric=metric or score, **options)
 
 
 def _is_pickle(source) -> bool:
@@ -162,11 +178,11 @@ def _read_search_folder(source, *, score=None):
     return files.load_search(source).replace(source=str(source))
 
 
-def _read_file(source, *, score=None, sep=None, decimal=None, columns=None):
+def _read_file(source, *, score=None, columns=None, **options):
     path = Path(source).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"path_or_frame: no such file or folder {path}")
-    table = files.read_table(path, sep=sep, decimal=decimal, columns=columns)
+    table = files.read_table(path, columns=columns, **options)
     # A file a tool wrote (scikit-learn's cv_results_ as CSV, a W&B export) is
     # read by that tool's reader.
     for reader in _TABLES:
@@ -205,19 +221,18 @@ _TABLES = (
 #: reads it: the trackers and the tuners' records first, then tables a tool
 #: wrote, then users' own tables and files.
 READERS = (
-    Reader("mlflow", "an MLflow store", mlflow.is_mlflow_source, _read_mlflow,
-           takes=("experiment",), names_score=True),
+    Reader("mlflow", "an MLflow store", mlflow.is_mlflow_source, mlflow.read_mlflow,
+           mlflow.OPTIONS, names_score=True),
     Reader("scikit-learn", "a scikit-learn search", _is_search,
            lambda s, score=None: sklearn.read_search(s, score=score),
            names_score=True),
     Reader("optuna", "an Optuna study", tuners.is_optuna_source, _read_optuna,
-           takes=("study",)),
+           tuners.OPTUNA_OPTIONS),
     Reader("keras tuner", "a KerasTuner project", kerastuner.sniff, kerastuner.read),
     Reader("smac", "a SMAC3 run", smac.sniff, smac.read),
     # Ray Tune last of the tuners: its sniff looks into every subfolder.
     Reader("ray tune", "a Ray Tune experiment", tuners.is_ray_tune_source,
-           _read_ray_tune,
-           takes=("metric", "mode", "per_trial")),
+           _read_ray_tune, tuners.RAY_TUNE_OPTIONS),
     Reader("results", "evp.Results", lambda s: isinstance(s, Results),
            lambda s, score=None: s),
     *_TABLES,
@@ -225,14 +240,22 @@ READERS = (
     Reader("pickle", "a pickle file", _is_pickle, _refuse_pickle),
     Reader("evp search", "a folder of evp search trials", _is_search_folder,
            _read_search_folder),
-    Reader("file", "a results file", _is_path, _read_file,
-           takes=("sep", "decimal", "columns")),
+    Reader("file", "a results file", _is_path, _read_file, files.OPTIONS,
+           hints=("columns",)),
 )
 #: The plug-ins are asked after this many of :data:`READERS` (the trackers'
 #: readers: MLflow, scikit-learn), before the tuners and plain files.
 PLUGINS_AFTER = 2
-# Options every reader of files and tables is given when the user gives none.
-_QUIET = {"sep": None, "decimal": None, "columns": None, "per_trial": "best"}
+
+
+def option_flags() -> dict:
+    """{option: Option} of evp's readers, each once, in the order of
+    :data:`READERS`: the command line's flags for reading (``--study``, …)."""
+    found: dict = {}
+    for reader in READERS:
+        for name, option in reader.declared.items():
+            found.setdefault(name, option)
+    return found
 
 
 class PluginError(ValueError):
@@ -280,6 +303,13 @@ def _plugins(path: tuple) -> tuple:
             warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) has no "
                           "sniff(source) and read(source, **options); skipped",
                           RuntimeWarning, stacklevel=2)
+            continue
+        options = getattr(reader, "options", None) or {}
+        if not (isinstance(options, dict) and all(
+                isinstance(k, str) and k.isidentifier() for k in options)):
+            warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) has "
+                          "options that are not a dict of option names to their "
+                          "defaults; skipped", RuntimeWarning, stacklevel=2)
             continue
         found[point.name] = (reader, _origin(point))
     return tuple((name, reader, origin) for name, (reader, origin) in found.items())
@@ -347,10 +377,10 @@ def _plugin(name: str, reader, origin: str = "") -> Reader:
             raise changed(source, "sniff")
         return mine
 
-    def read(source, *, score=None):
+    def read(source, *, score=None, **options):
         before = _fingerprint(source)
         try:
-            base = reader.read(source, score=score)
+            base = reader.read(source, score=score, **options)
         except KeyboardInterrupt:
             raise
         except BaseException as error:
@@ -363,7 +393,11 @@ def _plugin(name: str, reader, origin: str = "") -> Reader:
                               f"evp.Results: {fix}")
         return base.replace(tuner=base.tuner or name)
 
-    return Reader(name, f"the {name!r} reader's kind", sniff, read, names_score=True)
+    declared = {option: Option(default, f"the {name!r} reader's option")
+                for option, default in (getattr(reader, "options", None)
+                                        or {}).items()}
+    return Reader(name, f"the {name!r} reader's kind", sniff, read, declared,
+                  names_score=True)
 
 
 def readers() -> tuple:
@@ -374,24 +408,41 @@ def readers() -> tuple:
     return READERS[:PLUGINS_AFTER] + plugged + READERS[PLUGINS_AFTER:]
 
 
-def read_source(source, *, score=None, **options) -> tuple[Reader, Results | None,
-                                                           pd.DataFrame, str]:
+def read_source(source, *, score=None, reader=None, columns=None,
+                **options) -> tuple[Reader, Results | None, pd.DataFrame, str]:
     """Pick the reader of `source` and read it: (the reader, the Results it
     made or None for a plain table, the frame, where it came from).
 
-    `options` are the tools' options (``experiment``, ``study``, ``metric``,
-    ``mode``, ``per_trial``) and the files' (``sep``, ``decimal``, ``columns``).
-    An MLflow `experiment` names the source an MLflow store.
+    `reader` names the reader (:attr:`Reader.name`), or is one, and skips the
+    sniffing;
+    else the first to claim `source` reads it, and an MLflow `experiment`
+    names the source an MLflow store. `options` are the readers' options
+    (:attr:`Reader.options`): the chosen reader is given each of its own, its
+    default where the user gave none (or None), and an option of another
+    reader is refused. `columns` (the columns the roles name) is for the
+    readers that ask for it (:attr:`Reader.hints`).
     """
-    chosen = options.get("experiment") is not None and READERS[0]
-    if not chosen:
-        chosen = next((r for r in readers() if r.sniff(source)), None)
+    every = readers()
+    if isinstance(reader, Reader):
+        chosen = reader  # a plug-in's tests check a reader not installed yet
+    elif reader is not None:
+        chosen = next((r for r in every if r.name == reader), None)
+        if chosen is None:
+            names = ", ".join(dict.fromkeys(repr(r.name) for r in every))
+            raise ValueError(f"reader: no reader is named {reader!r}; the readers: "
+                             f"{names}")
+    elif options.get("experiment") is not None:
+        chosen = READERS[0]
+    else:
+        chosen = next((r for r in every if r.sniff(source)), None)
     if chosen is None:
         raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
                         f"got {_describe(source)}")
-    _refuse_others(chosen, options)
-    given = {k: (v if v is not None else _QUIET.get(k)) for k, v in options.items()
-             if k in chosen.takes}
+    _refuse_others(chosen, options, every)
+    given = {name: (options[name] if options.get(name) is not None else default)
+             for name, default in chosen.options.items()}
+    if "columns" in chosen.hints:
+        given["columns"] = columns
     made = chosen.read(source, score=score, **given)
     if isinstance(made, Results):
         return chosen, made, made.frame, made.source
@@ -399,13 +450,20 @@ def read_source(source, *, score=None, **options) -> tuple[Reader, Results | Non
     return chosen, None, made, origin
 
 
-def _refuse_others(chosen: Reader, options: dict) -> None:
-    """A tool's option given to a source of another kind: one line naming the
-    readers it is for."""
-    for option in _TOOL_OPTIONS:
-        value = options.get(option)
-        if value is None or value == _QUIET.get(option) or option in chosen.takes:
+def _refuse_others(chosen: Reader, options: dict, every: tuple) -> None:
+    """An option of another reader given to `chosen` (``study=`` with a CSV
+    file): one line naming the readers it is for. One that no reader takes is a
+    TypeError, as for any unknown keyword."""
+    for option, value in options.items():
+        if value is None or option in chosen.declared:
             continue
-        owners = " or ".join(r.reads for r in READERS if option in r.takes)
-        raise ValueError(f"{option}={value!r} is for {owners}, and path_or_frame "
+        owners = [r for r in every if option in r.declared]
+        if not owners:
+            known = ", ".join(sorted({n for r in every for n in r.declared}))
+            raise TypeError(f"{option}: no reader takes an option {option!r}; the "
+                            f"readers' options: {known}")
+        if all(value == r.declared[option].default for r in owners):
+            continue  # the default, said or not, asks nothing of the reader
+        shown = " or ".join(dict.fromkeys(r.reads for r in owners))
+        raise ValueError(f"{option}={value!r} is for {shown}, and path_or_frame "
                          f"is {chosen.reads}: leave {option} out")

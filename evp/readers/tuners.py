@@ -17,7 +17,12 @@ Columns, as Optuna's own ``Study.trials_dataframe`` names them:
   objectives, or the names given with ``Study.set_metric_names``);
 * ``number`` — the trial number;
 * ``duration_seconds`` — the trial's wall-clock time, a cost column;
-* ``params_<name>`` — one column per hyperparameter.
+* ``params_<name>`` — one column per hyperparameter;
+* ``user_attrs_<name>`` and ``system_attrs_<name>`` — what the trials recorded
+  with ``trial.set_user_attr`` (an accuracy beside a log-loss objective, say)
+  and Optuna's own attributes. One can be the score
+  (``score="user_attrs_accuracy"``); the study's direction is its objective's,
+  so the score's direction is then the user's to give (``minimize``).
 
 **Ray Tune** (:func:`read_ray_tune`): an experiment folder (``storage_path/name``,
 by default ``~/ray_results/NAME``) of trial folders, each with the trial's
@@ -53,6 +58,7 @@ import pandas as pd
 
 from evp._optional import import_optional_dependency
 from evp._validation import as_choice
+from evp.readers._options import Option
 from evp.readers.files import (
     natural,
     not_sqlite,
@@ -60,7 +66,7 @@ from evp.readers.files import (
     sqlite_snapshot,
     sqlite_tables,
 )
-from evp.results import Results
+from evp.results import ASSUMED_DIRECTION, Results
 
 __all__ = ["PER_TRIAL", "SQLITE_SUFFIXES", "family", "is_optuna_source",
            "is_ray_tune_source", "is_tuner_source",
@@ -73,6 +79,29 @@ SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 _URL = re.compile(r"^[a-z][a-z0-9+.\-]*://", re.IGNORECASE)
 _MODES = ("max", "min")
+
+#: The options of :func:`read_optuna` that :func:`evp.read_results` passes on
+#: (its `objective` is read_results' `score`).
+OPTUNA_OPTIONS = {
+    "study": Option(None, "Optuna: the study to read from a storage holding "
+                          "several (default: its only study); several, or all, "
+                          "are one model each, named after the study",
+                    metavar="NAME[,NAME...]|all"),
+}
+#: The options of :func:`read_ray_tune` that :func:`evp.read_results` passes on
+#: (`metric` defaults to read_results' `score`).
+RAY_TUNE_OPTIONS = {
+    "metric": Option(None, "Ray Tune: the reported metric that picks each "
+                           "trial's report and is the score (default: --score)",
+                     metavar="NAME"),
+    "mode": Option(None, "Ray Tune: whether a higher or lower --metric is "
+                         "better; it picks each trial's report, and is the "
+                         "score's direction only when --score is the metric "
+                         "(default: none; required for Ray Tune)",
+                   choices=_MODES),
+    "per_trial": Option("best", "Ray Tune: each trial's best or last report of "
+                                "--metric", choices=PER_TRIAL),
+}
 
 
 def _is_study(obj) -> bool:
@@ -236,6 +265,18 @@ def _objective_names(study) -> list[str]:
     return list(named) if named else [f"values_{n}" for n in range(count)]
 
 
+def _attribute_columns(trial) -> dict:
+    """A trial's user and system attributes as ``Study.trials_dataframe`` names
+    them: ``user_attrs_<name>``, ``system_attrs_<name>``."""
+    return {**{f"user_attrs_{k}": v for k, v in trial.user_attrs.items()},
+            **{f"system_attrs_{k}": v for k, v in trial.system_attrs.items()}}
+
+
+def _attributes(trials) -> list[str]:
+    """The attribute columns the trials have, in the order first recorded."""
+    return list(dict.fromkeys(c for t in trials for c in _attribute_columns(t)))
+
+
 def read_optuna(study_or_storage, *, study=None,
                 objective: str | None = None) -> Results:
     """The finished trials of an Optuna study (or several), one row per trial.
@@ -251,7 +292,10 @@ def read_optuna(study_or_storage, *, study=None,
         one model, named after it in a ``study`` column.
     objective : str, optional
         The objective column (see the module's column names); needed when the
-        study has several objectives. Default: the one objective.
+        study has several objectives. Default: the one objective. A trial
+        attribute's column (``user_attrs_accuracy``) is read as the score too;
+        the study's direction is not its, so the Results say nothing of its
+        direction (:data:`evp.results.ASSUMED_DIRECTION`).
 
     Returns
     -------
@@ -286,7 +330,11 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
     frames, notes, directions = [], [], set()
     for loaded in studies:
         objectives = _objective_names(loaded)
-        if objective is None:
+        trials = loaded.get_trials(deepcopy=False)
+        attributes = _attributes(trials)
+        if objective in attributes:
+            chosen = objective
+        elif objective is None:
             if len(objectives) > 1:
                 raise ValueError(f"score: the study {loaded.study_name!r} has "
                                  f"{len(objectives)} objectives "
@@ -294,15 +342,19 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
                                  f"score='{objectives[0]}'")
             chosen = objectives[0]
         elif objective not in objectives:
+            kept = ", ".join(attributes[:8]) + (", …" if len(attributes) > 8 else "")
             raise ValueError(f"score: the study {loaded.study_name!r} has no "
-                             f"objective {objective!r}; its objectives: "
-                             f"{', '.join(objectives)}")
+                             f"objective or trial attribute {objective!r}; its "
+                             f"objectives: {', '.join(objectives)}"
+                             + (f"; its attributes: {kept}" if kept else ""))
         else:
             chosen = objective
-        direction = loaded.directions[objectives.index(chosen)]
-        minimize = direction == optuna.study.StudyDirection.MINIMIZE
-        directions.add(minimize)
-        trials = loaded.get_trials(deepcopy=False)
+        if chosen in objectives:
+            direction = loaded.directions[objectives.index(chosen)]
+            minimize = direction == optuna.study.StudyDirection.MINIMIZE
+            directions.add(minimize)
+        else:
+            minimize = None  # the study's direction is its objectives'
         finished = [t for t in trials if t.state in (State.COMPLETE, State.FAIL)]
         if not any(t.state == State.COMPLETE for t in finished):
             raise ValueError(f"path_or_frame: the study {loaded.study_name!r} has no "
@@ -319,13 +371,17 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
             row["duration_seconds"] = (trial.duration.total_seconds()
                                        if trial.duration is not None else math.nan)
             row.update({f"params_{k}": v for k, v in trial.params.items()})
+            row.update(_attribute_columns(trial))
             rows.append(row)
         frames.append(pd.DataFrame(rows))
         failed = sum(t.state == State.FAIL for t in finished)
         others = len(trials) - len(finished)
+        said = ("minimized" if minimize else "maximized" if minimize is not None
+                else "a trial attribute: the study's direction is its objective's, "
+                     "not its")
         notes.append(
             f"Optuna study {loaded.study_name!r}: {len(finished) - failed} completed "
-            f"trials, objective {chosen!r} ({'minimized' if minimize else 'maximized'})"
+            f"trials, objective {chosen!r} ({said})"
             + (f"; {failed} failed trial(s) (state FAIL)" if failed else "")
             + (f"; {others} trial(s) pruned or running left out" if others else ""))
     names = ", ".join(repr(s.study_name) for s in studies)
@@ -333,15 +389,17 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
         raise ValueError(f"study: the studies {names} optimise "
                          f"{objective or 'their objective'} in different directions; "
                          "read them one at a time")
-    minimize = directions.pop()
+    minimize = directions.pop() if directions else None
     several = len(studies) > 1
     # A storage does not record the sampler; a Study object knows its own.
     samplers = ({type(s.sampler).__name__ for s in studies}
                 if _is_study(study_or_storage) else set())
     return Results(
         pd.concat(frames, ignore_index=True), score=objective or _objective_names(
-            studies[0])[0], group="study" if several else None, minimize=minimize,
-        direction=(f"the Optuna study's direction "
+            studies[0])[0], group="study" if several else None,
+        minimize=bool(minimize),
+        direction=(ASSUMED_DIRECTION if minimize is None else
+                   f"the Optuna study's direction "
                    f"({'minimize' if minimize else 'maximize'})"),
         notes=tuple(notes), tuner="optuna", ordered=True, order="number",
         name=None if several else studies[0].study_name,
