@@ -88,3 +88,26 @@ def test_failed_trials_are_named_by_optunas_trial_numbers(storage):
     assert results.failed == (3, 6)  # the frame's rows, as for every reader
     assert "(trials 2, 5) count as worse than every score" in " ".join(
         results.notes)
+
+
+def test_pruned_trials_are_left_out_or_read_as_failed_rounds(storage):
+    path, _ = storage
+    assert len(read_results(path, failed="worst").frame) == 8
+    results = read_results(path, failed="worst", pruned="failed")
+    frame = results.frame
+    assert len(frame) == 9 and frame["state"].iloc[-1] == "PRUNED"
+    assert results.failed == (3, 6, 9) and np.isposinf(frame["value"].iloc[-1])
+    assert "3 failed trial(s) (state FAIL or PRUNED)" in results.notes[0]
+    with pytest.raises(ValueError, match=r"^pruned must be one of"):
+        read_results(path, pruned="worst")
+    with pytest.raises(ValueError, match=r"^pruned='failed' is for an Optuna "
+                                         r"study, and path_or_frame is a "
+                                         r"DataFrame: leave pruned out$"):
+        read_results(frame, score="value", pruned="failed")
+
+
+def test_the_option_is_a_flag_of_the_command_line(storage, capsys):
+    path, _ = storage
+    assert main(["curve", str(path), "--failed", "worst", "--pruned",
+                 "failed"]) == 0
+    assert "3 failed round(s) of 9" in capsys.readouterr().err

@@ -87,6 +87,10 @@ OPTUNA_OPTIONS = {
                           "several (default: its only study); several, or all, "
                           "are one model each, named after the study",
                     metavar="NAME[,NAME...]|all"),
+    "pruned": Option("drop", "Optuna: pruned trials left out (drop, said in a "
+                             "note) or read as failed rounds (failed: their "
+                             "scores are not final), for --failed to count",
+                     choices=("drop", "failed")),
 }
 #: The options of :func:`read_ray_tune` that :func:`evp.read_results` passes on
 #: (`metric` defaults to read_results' `score`).
@@ -277,8 +281,8 @@ def _attributes(trials) -> list[str]:
     return list(dict.fromkeys(c for t in trials for c in _attribute_columns(t)))
 
 
-def read_optuna(study_or_storage, *, study=None,
-                objective: str | None = None) -> Results:
+def read_optuna(study_or_storage, *, study=None, objective: str | None = None,
+                pruned: str = "drop") -> Results:
     """The finished trials of an Optuna study (or several), one row per trial.
 
     Parameters
@@ -296,6 +300,11 @@ def read_optuna(study_or_storage, *, study=None,
         attribute's column (``user_attrs_accuracy``) is read as the score too;
         the study's direction is not its, so the Results say nothing of its
         direction (:data:`evp.results.ASSUMED_DIRECTION`).
+    pruned : {"drop", "failed"}, default "drop"
+        Pruned trials left out, counted in the note; or read as failed rounds
+        (state ``PRUNED``, the score missing: what a pruned trial reported
+        was not its final score), which read_results' ``failed="worst"``
+        counts as worse than every score, as a pruner judged them.
 
     Returns
     -------
@@ -320,10 +329,11 @@ def read_optuna(study_or_storage, *, study=None,
         completed trials.
     """
     with contextlib.ExitStack() as stack:
-        return _read_optuna(study_or_storage, study, objective, stack)
+        return _read_optuna(study_or_storage, study, objective,
+                            as_choice(pruned, "pruned", ("drop", "failed")), stack)
 
 
-def _read_optuna(study_or_storage, study, objective, stack) -> Results:
+def _read_optuna(study_or_storage, study, objective, pruned, stack) -> Results:
     optuna = _optuna()
     studies = _studies(study_or_storage, study, stack)
     State = optuna.trial.TrialState
@@ -355,14 +365,15 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
             directions.add(minimize)
         else:
             minimize = None  # the study's direction is its objectives'
-        finished = [t for t in trials if t.state in (State.COMPLETE, State.FAIL)]
+        failing = (State.FAIL, State.PRUNED) if pruned == "failed" else (State.FAIL,)
+        finished = [t for t in trials if t.state in (State.COMPLETE, *failing)]
         if not any(t.state == State.COMPLETE for t in finished):
             raise ValueError(f"path_or_frame: the study {loaded.study_name!r} has no "
                              f"completed trials ({len(trials)} in all)")
         rows = []
         for trial in sorted(finished, key=lambda t: t.number):
-            values = trial.values if trial.values is not None else [math.nan] * len(
-                objectives)
+            values = (trial.values if trial.values is not None
+                      and trial.state != State.PRUNED else [math.nan] * len(objectives))
             row = ({"study": loaded.study_name, "tuner": family(loaded.study_name)}
                    if len(studies) > 1 else {})
             row.update(zip(objectives, values, strict=True))
@@ -372,9 +383,11 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
                                        if trial.duration is not None else math.nan)
             row.update({f"params_{k}": v for k, v in trial.params.items()})
             row.update(_attribute_columns(trial))
+            if trial.state == State.PRUNED:
+                row[chosen] = math.nan  # whatever it was when pruned, not final
             rows.append(row)
         frames.append(pd.DataFrame(rows))
-        failed = sum(t.state == State.FAIL for t in finished)
+        failed = sum(t.state in failing for t in finished)
         others = len(trials) - len(finished)
         said = ("minimized" if minimize else "maximized" if minimize is not None
                 else "a trial attribute: the study's direction is its objective's, "
@@ -382,7 +395,8 @@ def _read_optuna(study_or_storage, study, objective, stack) -> Results:
         notes.append(
             f"Optuna study {loaded.study_name!r}: {len(finished) - failed} completed "
             f"trials, objective {chosen!r} ({said})"
-            + (f"; {failed} failed trial(s) (state FAIL)" if failed else "")
+            + (f"; {failed} failed trial(s) (state "
+               f"{' or '.join(s.name for s in failing)})" if failed else "")
             + (f"; {others} trial(s) pruned or running left out" if others else ""))
     names = ", ".join(repr(s.study_name) for s in studies)
     if len(directions) > 1:
