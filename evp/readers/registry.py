@@ -49,6 +49,20 @@ and in that package's ``pyproject.toml``::
     [project.entry-points."evp.readers"]
     toy = "evp_toy_reader:READER"
 
+A reader with options lists them, ``options = {"sep": " "}`` (name →
+default): read_results passes it each (``read_results("runs.toy", sep="\t")``),
+its default where the user gave none. Its tests check it against evp's
+contract (:func:`evp.readers.testing.check_reader`: sniff never raises, it
+claims its own source and not a CSV, its Results say their direction and
+source, rows in trial order, failed rounds marked), as every built-in reader
+is checked in ``tests/test_reader_contract.py``::
+
+    from evp.readers.testing import check_reader
+
+    def test_the_toy_reader(tmp_path):
+        (tmp_path / "runs.toy").write_text("a 0.3\nb nan\n")
+        check_reader(READER, tmp_path / "runs.toy", failed=1)
+
 Once it is installed, ``evp.read_results("runs.toy")`` and ``evp curve
 runs.toy`` read it (``tests/test_reader_plugins.py`` installs this very
 package). A reader that cannot be loaded, or lacks ``sniff`` or ``read``, is
