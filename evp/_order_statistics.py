@@ -404,3 +404,43 @@ def band_bounds(n: int, confidence: float, method: str):
     lower.flags.writeable = False
     upper.flags.writeable = False
     return lower, upper, level, epsilon
+
+
+# ------------------------------------------------- intervals for one quantile
+
+
+def quantile_ranks(size: int, levels: np.ndarray, alpha_low: float,
+                   alpha_high: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Ranks (s, r) of the order statistics that bound the p-quantile
+    :math:`\xi_p = \min\{x : F(x) \ge p\}` from below and above, one pair per
+    level p, from `size` i.i.d. rounds: rank 0 stands for the lower bound a
+    and size + 1 for the upper bound b.
+
+    For any F, continuous or not,
+
+    * :math:`Y_{(r)} < \xi_p` exactly when at least r rounds fall below
+      :math:`\xi_p`, a count :math:`\mathrm{Bin}(N, F(\xi_p-))` with
+      :math:`F(\xi_p-) \le p`, so :math:`P(Y_{(r)} < \xi_p) \le P(\mathrm{Bin}(N,
+      p) \ge r)`; r is the least rank with that tail at most `alpha_high`;
+    * :math:`Y_{(s)} > \xi_p` exactly when fewer than s rounds fall at or below
+      :math:`\xi_p`, a count :math:`\mathrm{Bin}(N, F(\xi_p))` with
+      :math:`F(\xi_p) \ge p`, so :math:`P(Y_{(s)} > \xi_p) \le P(\mathrm{Bin}(N,
+      p) \le s - 1)`; s is the largest rank with that tail at most `alpha_low`.
+
+    Both bounds are equalities for continuous F (the classical distribution-free
+    interval for a quantile, e.g. David and Nagaraja 2003, §7.1) and
+    conservative with ties. No rank is tried twice: each side is one search in
+    the binomial distribution's tail.
+    """
+    from scipy import stats
+
+    levels = np.asarray(levels, dtype=float)
+    k = np.arange(size + 1)
+    with np.errstate(under="ignore"):
+        cdf = stats.binom.cdf(k[None, :size], size, levels[:, None])
+        sf = stats.binom.sf(k[None, :], size, levels[:, None])  # P(Bin > k)
+    # s = #{k < N : P(Bin ≤ k) ≤ α_low} (the cdf rises with k);
+    # r = 1 + #{k : P(Bin > k) > α_high}, P(Bin ≥ r) = P(Bin > r - 1).
+    low = np.sum(cdf <= alpha_low, axis=1)
+    high = 1 + np.sum(sf > alpha_high, axis=1)
+    return low.astype(int), np.minimum(high, size + 1).astype(int)

@@ -507,7 +507,7 @@ def many_models(results: Results, ns=None, confidence: float = 0.8, *,
                         baseline=baseline, method=method)
     found = best_set(results, budgets, confidence, method=method)
     open_ = open_budgets(results, budgets, table["band confidence"].iloc[0],
-                         method=method)
+                         method=method, construction=table["construction"].iloc[0])
     notes = (*found.describe(),
              *verdict_sentences(table, open_, confidence, adjust=adjust, most=most))
     what = ("Every pair's evidence that a beats b, family-wise" if adjust

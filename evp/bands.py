@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evp._order_statistics import band_bounds, band_coverage
+from evp._order_statistics import band_bounds, band_coverage, quantile_ranks
 from evp._step_cdf import (
     best_of_level,
     empirical,
@@ -61,6 +61,7 @@ from evp._validation import (
 from evp.estimators import _curve
 
 __all__ = [
+    "CONSTRUCTIONS",
     "METHODS",
     "CDFBand",
     "Comparison",
@@ -74,6 +75,11 @@ __all__ = [
 ]
 
 METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
+#: How verdicts bound each curve: "band" (simultaneous over every budget, as a
+#: figure needs), "budgets" (exact intervals at the budgets read only), or
+#: "auto" (the sharper of the two for the budgets asked, chosen from the
+#: rounds' counts alone; see :func:`compare`).
+CONSTRUCTIONS = ("auto", "band", "budgets")
 STATISTICS = ("median", "mean")
 
 
@@ -285,7 +291,13 @@ class TuningCurveBand:
     bounds : tuple of float
         (a, b), with -inf/+inf for an absent bound.
     cdf : CDFBand
-        The CDF band the curves come from.
+        The CDF band the curves come from (with ``construction="budgets"``, the
+        band a figure of the same rounds would draw).
+    construction : str
+        "band": the edges hold at every budget at once (from the CDF band);
+        "budgets": exact intervals at these budgets only, holding at all of
+        them at once with probability at least `confidence` (see
+        :func:`compare`).
     """
 
     ns: np.ndarray
@@ -299,6 +311,7 @@ class TuningCurveBand:
     bounds: tuple[float, float]
     minimize: bool
     cdf: CDFBand
+    construction: str = "band"
 
     def _curve(self) -> str:
         """The curve's name: mean, median or the q-quantile."""
@@ -609,6 +622,84 @@ def _curve_band(x, k, *, confidence, method, statistic, q, bounds, minimize):
 
 
 
+def _interval_ranks(size: int, k, q: float, minimize: bool, alpha_worse: float,
+                    alpha_better: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks (lower, upper; 0 the bound a, size + 1 the bound b) of the exact
+    intervals for the q-quantile curve at budgets k (:func:`quantile_ranks`),
+    missing on the worse side with probability at most `alpha_worse` and on
+    the better side (the top; the bottom for losses) at most `alpha_better`."""
+    levels = best_of_level(q, np.asarray(k, dtype=float), minimize)
+    low, high = (alpha_better, alpha_worse) if minimize else (alpha_worse,
+                                                              alpha_better)
+    return quantile_ranks(int(size), levels, low, high)
+
+
+def _interval_band(x, k, *, alpha_worse, alpha_better, confidence, method, q,
+                   bounds, minimize) -> TuningCurveBand:
+    """The q-quantile curve bounded only at the budgets k, by exact order
+    statistics (:func:`_interval_ranks`) of the sorted scores x (rows of
+    samples): `confidence` is what the misses add up to, as the caller spent
+    them."""
+    a, b = bounds
+    edge = np.ones((*x.shape[:-1], 1))
+    points = np.concatenate((a * edge, x, b * edge), axis=-1)
+    low, high = _interval_ranks(x.shape[-1], k, q, minimize, alpha_worse,
+                                alpha_better)
+    estimate = quantile_of_best(x, empirical(x.shape[-1])[0], k, q,
+                                minimize=minimize)
+    return TuningCurveBand(
+        ns=k, lower=points[..., low], estimate=estimate, upper=points[..., high],
+        confidence=confidence, method=method, statistic="median", q=q,
+        bounds=bounds, minimize=minimize, cdf=_cdf_band(x, confidence, method),
+        construction="budgets")
+
+
+def _band_ranks(size: int, k, confidence: float, method: str, q: float,
+                minimize: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks (lower, upper) of the median band's edges at budgets k from `size`
+    rounds, 0 the bound a and size + 1 the bound b: distribution-free, so read
+    off the band of the scores 1, ..., size."""
+    band = _curve_band(np.arange(1.0, size + 1), np.asarray(k, dtype=float),
+                       confidence=confidence, method=method, statistic="median",
+                       q=q, bounds=(0.0, size + 1.0), minimize=minimize)
+    return band.lower.astype(int), band.upper.astype(int)
+
+
+def _sharper(size: int, k, *, band_confidence, method, q, minimize, alpha_worse,
+             alpha_better) -> str:
+    """"band" or "budgets": the construction whose edges lie fewer order
+    statistics apart, summed over the budgets k, for a model of `size` rounds;
+    the band on a tie.
+
+    The ranks depend on the count of rounds, the budgets and the levels only,
+    never on the scores, so choosing by them keeps each construction's
+    guarantee whole (a choice made after seeing the scores would not), and one
+    model's choice never depends on another's rounds."""
+    low, high = _band_ranks(size, k, band_confidence, method, q, minimize)
+    band = int(np.sum(high - low))
+    low, high = _interval_ranks(size, k, q, minimize, alpha_worse, alpha_better)
+    return "budgets" if int(np.sum(high - low)) < band else "band"
+
+
+def _joint(*constructions) -> str:
+    """The constructions of several models' bounds in one word: "band",
+    "budgets", or "both" when some models have each."""
+    found = set(constructions)
+    return found.pop() if len(found) == 1 else "both"
+
+
+def _construction(construction, statistic: str) -> str:
+    """The construction asked for, checked: exact intervals exist for the
+    quantile curves only."""
+    construction = as_choice(construction, "construction", CONSTRUCTIONS)
+    if statistic == "mean":
+        if construction == "budgets":
+            raise ValueError("construction='budgets' bounds quantile curves only; "
+                             "the mean curve needs the band (construction='band')")
+        return "band"
+    return construction
+
+
 @dataclass(frozen=True, eq=False)
 class Comparison:
     """Evidence that model a beats model b, and that b beats a, budget by budget.
@@ -632,6 +723,7 @@ class Comparison:
     band_a: TuningCurveBand
     band_b: TuningCurveBand
     confidence: float
+    construction: str = "band"
 
     def __repr__(self) -> str:
         def counts(labels):
@@ -709,9 +801,22 @@ class Comparison:
             span = f"n = {self.ns[start]:g}" + (
                 f"–{self.ns[stop - 1]:g}" if stop - start > 1 else "")
             loser = b if winner == a else a
-            sentences.append(
-                f"{span}: {_MEANING[strength].format(w=winner, l=loser)}.")
+            said = _MEANING[strength].format(w=winner, l=loser)
+            if self.construction == "budgets":
+                said = said.replace("band", "interval")
+            elif self.construction == "both":
+                said = said.replace("band", "bound")
+            sentences.append(f"{span}: {said}.")
             start = stop
+        if self.construction != "band":
+            which = ("" if self.construction == "budgets" else
+                     " for one model, a band over every budget for the other")
+            sentences.append(
+                f"Read from exact intervals at these {self.ns.size} budgets only"
+                f"{which} (each model's bounds hold at all of them at once with "
+                f"probability at least {self.confidence:.0%}), the sharper "
+                "construction for these rounds and budgets; a figure draws the "
+                "bands.")
         return sentences
 
 
@@ -738,6 +843,7 @@ def compare(
     q: float = 0.5,
     bounds=(None, None),
     minimize: bool = False,
+    construction: str = "auto",
 ):
     r"""How strongly do the tuning-curve bands say that model a beats model b?
 
@@ -766,6 +872,12 @@ def compare(
         As in :func:`tuning_curve_band`, with the same defaults (confidence 0.8,
         "ld_highest_density", "median", q = 0.5, no bounds, maximising);
         `bounds` apply to both models.
+    construction : {"auto", "band", "budgets"}, default "auto"
+        How each curve is bounded: "band", simultaneously at every budget (what
+        a figure needs); "budgets", by exact intervals at the budgets `ns`
+        only; "auto", the sharper of the two for these budgets and rounds
+        (chosen from the counts alone, never the scores; see Notes). The mean
+        curve has the band only.
 
     Returns
     -------
@@ -778,6 +890,39 @@ def compare(
     Each band holds with the stated confidence, so "strong" at one k is a
     statement at confidence at least :math:`1 - 2(1 - c)` (both bands hold); the
     weaker labels are heuristics for reading plots, not tests.
+
+    **Intervals at the budgets read** (``construction="budgets"``). A verdict at
+    budget n reads one point of each curve: the q-quantile tuning curve at n is
+    the quantile :math:`\xi_p = \min\{x : F(x) \ge p\}` of one round's score
+    at :math:`p = q^{1/n}` (:math:`1 - (1-q)^{1/n}` for losses). For any F,
+    continuous or tied, :math:`Y_{(r)} < \xi_p` needs at least r of the N
+    rounds below :math:`\xi_p`, a binomial count with success chance
+    :math:`F(\xi_p-) \le p`, so :math:`P(Y_{(r)} < \xi_p) \le
+    P(\mathrm{Bin}(N, p) \ge r)`; and :math:`Y_{(s)} > \xi_p` needs fewer than
+    s rounds at or below it, a count with chance :math:`F(\xi_p) \ge p`, so
+    :math:`P(Y_{(s)} > \xi_p) \le P(\mathrm{Bin}(N, p) \le s - 1)`: the
+    distribution-free interval for a quantile (Thompson 1936; David and
+    Nagaraja 2003, §7.1), exact for continuous scores and conservative with
+    ties. Each model spends :math:`1 - c` over its B budgets and two sides,
+    :math:`(1 - c)/(2B)` on each (Bonferroni), taking for r the least and for s
+    the largest rank that spends no more; so each model's intervals hold at all
+    its budgets at once with probability at least c, as its band does, and
+    "strong" keeps the meaning above. A band pays for every budget; intervals
+    pay only for the B read, so they are the sharper for few budgets and the
+    band for many. ``"auto"`` compares the two constructions' widths in order
+    statistics, summed over the budgets, for each model: those depend on its
+    count of rounds, the budgets and c only, so the choice cannot favour a
+    verdict and each guarantee stands as derived (the verdict needs each model's
+    bounds to hold, whichever construction gave them). ``.construction`` says which
+    was used, and ``.describe()`` says it in words.
+
+    References
+    ----------
+    Lourie, Cho and He (2024). Show Your Work with Confidence. NAACL.
+    Thompson (1936). On confidence ranges for the median and other expectation
+    distributions for populations of unknown distribution form. Ann. Math.
+    Statist. 7(3).
+    David and Nagaraja (2003). Order Statistics, 3rd ed. Wiley.
 
     Examples
     --------
@@ -799,7 +944,24 @@ def compare(
             f"got shapes {x_a.shape} and {x_b.shape}"
         ) from None
     _warn_if_ties(options["method"], scores_a=x_a, scores_b=x_b)
-    band_a, band_b = _curve_band(x_a, k, **options), _curve_band(x_b, k, **options)
+    construction = _construction(construction, options["statistic"])
+    # Each model's intervals spend 1 - c over its budgets and both sides.
+    alpha = (1.0 - options["confidence"]) / (2 * k.size)
+    spent = dict(alpha_worse=alpha, alpha_better=alpha)
+    chosen = {key: options[key] for key in ("confidence", "method", "q",
+                                            "bounds", "minimize")}
+
+    def bounded(x):
+        which = construction
+        if which == "auto":  # each model its own, from its count of rounds
+            which = _sharper(x.shape[-1], k, band_confidence=chosen["confidence"],
+                             method=chosen["method"], q=chosen["q"],
+                             minimize=chosen["minimize"], **spent)
+        return (_curve_band(x, k, **options) if which == "band"
+                else _interval_band(x, k, **spent, **chosen))
+
+    band_a, band_b = bounded(x_a), bounded(x_b)
+    construction = _joint(band_a.construction, band_b.construction)
     lo_a, est_a, hi_a = band_a.lower, band_a.estimate, band_a.upper
     lo_b, est_b, hi_b = band_b.lower, band_b.estimate, band_b.upper
     if band_a.minimize:  # lower is better: negate, so that higher is better
@@ -808,7 +970,8 @@ def compare(
     evidence = _evidence(lo_a, est_a, hi_a, lo_b, est_b, hi_b, shape)
     reverse = _evidence(lo_b, est_b, hi_b, lo_a, est_a, hi_a, shape)
     return Comparison(ns=band_a.ns, evidence=evidence, reverse_evidence=reverse,
-                      band_a=band_a, band_b=band_b, confidence=band_a.confidence)
+                      band_a=band_a, band_b=band_b, confidence=band_a.confidence,
+                      construction=construction)
 
 
 def _evidence(lo_a, est_a, hi_a, lo_b, est_b, hi_b, shape) -> np.ndarray:

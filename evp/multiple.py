@@ -59,7 +59,15 @@ from collections.abc import Mapping
 import numpy as np
 
 from evp._validation import as_choice, as_probability, as_scores
-from evp.bands import TuningCurveBand, _curve_band, _curve_band_iv, _evidence
+from evp.bands import (
+    TuningCurveBand,
+    _construction,
+    _curve_band,
+    _curve_band_iv,
+    _evidence,
+    _interval_band,
+    _sharper,
+)
 
 __all__ = [
     "ADJUSTMENTS",
@@ -106,22 +114,45 @@ def _mapping(scores) -> dict[str, np.ndarray]:
 
 def model_bands(scores: Mapping, ns, confidence: float, *,
                 method: str = "ld_highest_density", statistic: str = "median",
-                q: float = 0.5, bounds=(None, None), minimize: bool = False
-                ) -> dict[str, TuningCurveBand]:
+                q: float = 0.5, bounds=(None, None), minimize: bool = False,
+                construction: str = "band") -> dict[str, TuningCurveBand]:
     """{model: its tuning-curve band at `confidence`}, every model at the same
     budgets and options (see :func:`evp.tuning_curve_band`); `bounds` are shared
-    and must contain every model's scores."""
+    and must contain every model's scores.
+
+    With ``construction="budgets"`` each model's curve is bounded by exact
+    intervals at the budgets `ns` only, holding at all of them at once with
+    probability at least `confidence` (:func:`evp.compare`, Notes: 1 −
+    confidence spent evenly over the budgets and both sides); "auto" takes
+    whichever of the two is sharper for each model's count of rounds and these
+    budgets (chosen without the scores). Each band's ``.construction`` says
+    which."""
     x = _mapping(scores)
     k, options = _curve_band_iv(ns, confidence, method, statistic, q, bounds,
                                 minimize, *x.values())
+    construction = _construction(construction, options["statistic"])
+    alpha = (1.0 - options["confidence"]) / (2 * k.size)
+    spent = dict(alpha_worse=alpha, alpha_better=alpha)
+    chosen = {key: options[key] for key in ("confidence", "method", "q",
+                                            "bounds", "minimize")}
+
+    def build(sample):
+        which = construction
+        if which == "auto":  # each model its own, from its count of rounds
+            which = _sharper(sample.shape[-1], k,
+                             band_confidence=chosen["confidence"],
+                             method=chosen["method"], q=chosen["q"],
+                             minimize=chosen["minimize"], **spent)
+        return (_curve_band(sample, k, **options) if which == "band"
+                else _interval_band(sample, k, **spent, **chosen))
     if any(s.ndim != 1 for s in x.values()):
-        return {m: _curve_band(s, k, **options) for m, s in x.items()}
+        return {m: build(s) for m, s in x.items()}
     # Models with as many rounds share one band computation, row by row.
     out = {}
     sizes = {m: s.size for m, s in x.items()}
     for size in dict.fromkeys(sizes.values()):
         names = [m for m in x if sizes[m] == size]
-        band = _curve_band(np.stack([x[m] for m in names]), k, **options)
+        band = build(np.stack([x[m] for m in names]))
         for row, m in enumerate(names):
             out[m] = dataclasses.replace(
                 band, lower=band.lower[row], estimate=band.estimate[row],
@@ -375,13 +406,15 @@ def true_median_curves(truths, ns, q: float = 0.5) -> np.ndarray:
 
 def simulate_many(truths, rounds: int, ns, confidence: float = 0.8, *,
                   worlds: int = 1000, method: str = "ld_highest_density",
-                  adjust: str | None = "holm", rng=None) -> dict:
+                  adjust: str | None = "holm", construction: str = "band",
+                  rng=None) -> dict:
     """How the best set and the family-wise verdicts fare on known truths.
 
     Each of `worlds` worlds draws `rounds` rounds from every truth (uniformly with
     replacement from its scores: a grid's every configuration, or a search's
     rounds), builds the bands as :func:`evp.best_set` and :func:`evp.compare_all`
-    do, and reads them against the exact curves (:func:`true_median_curves`).
+    do (`construction` as in :func:`model_bands`), and reads them against the
+    exact curves (:func:`true_median_curves`).
 
     Returns
     -------
@@ -405,7 +438,8 @@ def simulate_many(truths, rounds: int, ns, confidence: float = 0.8, *,
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # ties: said by the caller
-        bands = model_bands(draws, ns, each, method=method)
+        bands = model_bands(draws, ns, each, method=method,
+                            construction=construction)
     lower, _estimate, upper = oriented_edges(bands)  # M × W × N
     truth = true_median_curves(truths, ns)[:, None, :]  # M × 1 × N
     best = truth >= truth.max(axis=0, keepdims=True)

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice, as_probability
-from evp.bands import METHODS
+from evp.bands import METHODS, _joint
 from evp.multiple import (
     band_confidence,
     best_set_mask,
@@ -99,6 +99,24 @@ def _one_task(scores, minimize, who: str):
     return dict(scores), bool(minimize)
 
 
+def _construction(construction, ns) -> str:
+    """The construction for verdicts at `ns` as the user gave it: "auto" is the
+    band unless budgets were named (the readable budgets are a figure's, and a
+    figure needs the band at every budget)."""
+    construction = as_choice(construction, "construction",
+                             ("auto", "band", "budgets"))
+    named = ns is not None and not isinstance(ns, str)
+    return "band" if construction == "auto" and not named else construction
+
+
+_CONSTRUCTION_WORDS = {
+    "band": "bands over every budget",
+    "budgets": "exact order-statistic intervals at the budgets read",
+    "both": "exact order-statistic intervals at the budgets read or bands over "
+            "every budget, each model's the sharper for its rounds",
+}
+
+
 def _ns(ns, scores: Mapping) -> np.ndarray:
     """Budgets: given, or the readable ones up to the smallest model's rounds."""
     if ns is None or (isinstance(ns, str) and ns == "readable"):
@@ -137,6 +155,7 @@ class BestSet:
     band_confidence: float
     method: str
     minimize: bool
+    construction: str = "band"
 
     def members(self) -> dict:
         """{n: [models that may still be best at n]}, models in column order."""
@@ -164,8 +183,10 @@ class BestSet:
             sentences.append(f"{span(run, budgets)}: {who} may still be best" + (
                 " (every band is open there: too few rounds to bound the best "
                 "of so many)" if shut else ""))
+        how = ("" if self.construction == "band" else
+               f"; {_CONSTRUCTION_WORDS[self.construction]}")
         return [f"{s} ({self.confidence:.0%} confidence, simultaneous over models "
-                f"and budgets)." for s in sentences]
+                f"and budgets{how})." for s in sentences]
 
     def __repr__(self) -> str:
         sizes = self.frame.sum(axis=1)
@@ -185,8 +206,8 @@ class BestSet:
 
 def best_set(scores, ns=None, confidence: float = 0.8, *,
              method: str = "ld_highest_density", minimize: bool | None = None,
-             adjust: str = "holm", statistic: str = "median", bounds=(None, None)
-             ) -> BestSet:
+             adjust: str = "holm", statistic: str = "median", bounds=(None, None),
+             construction: str = "auto") -> BestSet:
     r"""The models that may still be best at each budget, simultaneously.
 
     Each model's tuning-curve band is built at confidence
@@ -215,6 +236,22 @@ def best_set(scores, ns=None, confidence: float = 0.8, *,
         Holm's step-down has nothing to step through here).
     statistic, bounds
         As in :func:`evp.tuning_curve_band` ("mean" needs bounds).
+    construction : {"auto", "band", "budgets"}, default "auto"
+        How each model's curve is bounded (:func:`evp.compare`): with budgets
+        named, "auto" takes the sharper of the band over every budget and
+        exact intervals at the budgets named (chosen from the counts of rounds
+        and budgets, never the scores); with `ns` left out, the band. Either
+        way each model's bounds hold at all the budgets at once with
+        probability at least :math:`1 - (1 - c)/M`, so the set's promise is
+        the same. ``.construction`` says which was used.
+
+    Notes
+    -----
+    Only the best model's upper side and the others' lower sides can drop the
+    best model, yet one-sided bounds do not pay here: when several models tie
+    for best (the global null, or atoms at the quantile read), each of them
+    needs its upper side and every model its lower side, so the worst case
+    spends as much as both sides of every model.
 
     Returns
     -------
@@ -237,9 +274,10 @@ def best_set(scores, ns=None, confidence: float = 0.8, *,
                          "number of models; pass adjust='holm' or 'bonferroni'")
     as_choice(method, "method", METHODS)
     each = band_confidence(confidence, len(scores), adjust)
+    construction = _construction(construction, ns)
     ns = _ns(ns, scores)
     bands = model_bands(scores, ns, each, method=method, statistic=statistic,
-                        bounds=bounds, minimize=minimize)
+                        bounds=bounds, minimize=minimize, construction=construction)
     lower, _, upper = oriented_edges(bands)
     mask = best_set_mask(lower, upper)
     budgets = next(iter(bands.values())).ns
@@ -254,13 +292,15 @@ def best_set(scores, ns=None, confidence: float = 0.8, *,
         lower=frame([b.lower for b in bands.values()]),
         estimate=frame([b.estimate for b in bands.values()]),
         upper=frame([b.upper for b in bands.values()]),
-        band_confidence=each, method=method, minimize=minimize)
+        band_confidence=each, method=method, minimize=minimize,
+        construction=_joint(*(b.construction for b in bands.values())))
 
 
 def compare_all(scores, ns=None, confidence: float = 0.8, *,
                 adjust: str | None = "holm", baseline: str | None = None,
                 method: str = "ld_highest_density", minimize: bool | None = None,
-                statistic: str = "median", bounds=(None, None)) -> pd.DataFrame:
+                statistic: str = "median", bounds=(None, None),
+                construction: str = "auto") -> pd.DataFrame:
     r"""Every pair's verdict, with the family-wise error of the strong verdicts
     controlled over all pairs and budgets at once.
 
@@ -288,15 +328,18 @@ def compare_all(scores, ns=None, confidence: float = 0.8, *,
     baseline : str, optional
         Compare every model with this one only (both directions). The bands are
         the same M bands, so the verdicts are those of all pairs, fewer of them.
-    method, minimize, statistic, bounds
-        As in :func:`best_set`.
+    method, minimize, statistic, bounds, construction
+        As in :func:`best_set`: with budgets named, the verdicts read the
+        sharper of the bands and exact intervals at those budgets; the family-wise
+        promise is the same either way.
 
     Returns
     -------
     pandas.DataFrame
         One row per ordered pair (a, b) and budget: ``a``, ``b``, ``n``,
         ``evidence`` (that a beats b), ``a median``, ``b median`` (or mean;
-        the user's units), ``band confidence`` and ``adjust`` (in words).
+        the user's units), ``band confidence``, ``adjust`` (in words) and
+        ``construction`` ("band" or "budgets").
 
     Examples
     --------
@@ -318,9 +361,10 @@ def compare_all(scores, ns=None, confidence: float = 0.8, *,
         raise ValueError(f"baseline={baseline!r} is not one of the models: "
                          f"{', '.join(models)}")
     each = band_confidence(confidence, len(models), adjust)
+    construction = _construction(construction, ns)
     ns = _ns(ns, scores)
     bands = model_bands(scores, ns, each, method=method, statistic=statistic,
-                        bounds=bounds, minimize=minimize)
+                        bounds=bounds, minimize=minimize, construction=construction)
     edges = oriented_edges(bands)
     budgets = next(iter(bands.values())).ns
     word = "median" if statistic == "median" else "mean"
@@ -349,6 +393,7 @@ def compare_all(scores, ns=None, confidence: float = 0.8, *,
         table["n"] = table["n"].astype(int)
     table["band confidence"] = each
     table["adjust"] = said
+    table["construction"] = _joint(*(b.construction for b in bands.values()))
     return table
 
 
@@ -605,15 +650,18 @@ def pair_tasks(curves: pd.DataFrame, baseline: str | None = None) -> pd.DataFram
 
 
 def open_budgets(scores, ns=None, band_confidence: float = 0.8, *,
-                 method: str = "ld_highest_density", minimize: bool | None = None
-                 ) -> pd.Series:
+                 method: str = "ld_highest_density", minimize: bool | None = None,
+                 construction: str = "band") -> pd.Series:
     """Booleans by budget: True where every model's band at `band_confidence` (the
     confidence of each band, as :func:`compare_all`'s ``band confidence``
     column) is open on the side that bounds its best, so that no verdict read
-    from them can be strong there."""
+    from them can be strong there; `construction` as that table's
+    ``construction`` column ("band" or "budgets")."""
     scores, minimize = _one_task(scores, minimize, "open_budgets")
+    # "both": each model's own choice again, made from its rounds as before.
     bands = model_bands(scores, _ns(ns, scores), band_confidence, method=method,
-                        minimize=minimize)
+                        minimize=minimize, construction="auto"
+                        if construction == "both" else construction)
     _, _, upper = oriented_edges(bands)
     budgets = next(iter(bands.values())).ns
     whole = np.all(budgets == np.round(budgets))
@@ -752,12 +800,15 @@ def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, 
     budgets = sorted(set(table["n"]))
     shut = [n for n in budgets if bool(open_.get(n, False))]
     readable = [n for n in budgets if n not in shut]
+    built = (str(table["construction"].iloc[0]) if "construction" in table
+             and len(table) else "band")
+    bound = {"band": "band", "budgets": "interval"}.get(built, "bound")
     sentences = []
     if shut:
         sentences.append(
-            f"Every band is open at {span(shut, budgets)} (too few rounds to bound "
-            "the best of so many), so no verdict there can be strong" + (
-                f"; not every band is open at {span(readable, budgets)}."
+            f"Every {bound} is open at {span(shut, budgets)} (too few rounds to "
+            "bound the best of so many), so no verdict there can be strong" + (
+                f"; not every {bound} is open at {span(readable, budgets)}."
                 if readable else "."))
     # Pairs counted on integer codes: a million rows of names would take
     # seconds as Python objects (compare --all of 1,000 models has 6 million).
@@ -777,10 +828,15 @@ def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, 
         how = (f"unadjusted: each pair alone at {confidence:.0%}, so some strong "
                "verdicts are expected by chance with many pairs")
     else:
+        what = {"band": "each band",
+                "budgets": "each model's exact intervals at the budgets read, "
+                           "together"}.get(built, "each model's bounds (exact "
+                                                  "intervals at the budgets read "
+                                                  "or a band), together")
         how = (f"family-wise: the chance of any wrong strong verdict, at any pair "
-               f"and budget, is at most {1 - confidence:.0%} (each band at "
+               f"and budget, is at most {1 - confidence:.0%} ({what} at "
                f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over "
-               f"{len(models)} models' bands" + (
+               f"{len(models)} models' {bound}s" + (
                    "; Holm's adjustment is the same here, as verdicts read from "
                    "bands give no p-values to step down through"
                    if adjust == "holm" else "") + ")")
