@@ -425,8 +425,10 @@ def simulate_many(truths, rounds: int, ns, confidence: float = 0.8, *,
         above b's) at some pair and budget, the family-wise error; ``bands_hold``:
         the share where every band covers its true curve at every budget;
         ``set_size``: the mean size of the set; ``strong_right``: the share of
-        truly ordered pair-budgets called strong (the power); each with its
-        Monte Carlo standard error under ``<name> se`` for the shares.
+        truly ordered pair-budgets called strong (the power), and
+        ``strong_right_by_budget`` the same at each budget (with
+        ``ordered_by_budget``, the ordered pairs there); each share with its
+        Monte Carlo standard error under ``<name> se``.
     """
     rng = np.random.default_rng(rng)
     truths = [np.asarray(t, dtype=float) for t in truths]
@@ -447,13 +449,13 @@ def simulate_many(truths, rounds: int, ns, confidence: float = 0.8, *,
     covered = np.all(found | ~best, axis=(0, 2))
     hold = np.all((lower <= truth + 1e-12) & (upper >= truth - 1e-12), axis=(0, 2))
     wrong = np.zeros(worlds, dtype=bool)
-    right = ordered = 0
+    right, ordered = np.zeros(ns.size), np.zeros(ns.size)
     for a, b in itertools.permutations(range(len(truths)), 2):
         strong = lower[a] > upper[b]  # W × N
         above = truth[a] > truth[b]  # 1 × N
         wrong |= np.any(strong & ~above, axis=1)
-        right += int(np.sum(strong & above))
-        ordered += int(np.sum(np.broadcast_to(above, strong.shape)))
+        right += np.sum(strong & above, axis=0)
+        ordered += np.sum(np.broadcast_to(above, strong.shape), axis=0)
 
     def share(flags):
         p = float(np.mean(flags))
@@ -464,6 +466,10 @@ def simulate_many(truths, rounds: int, ns, confidence: float = 0.8, *,
                         ("bands_hold", hold)):
         out[name], out[f"{name} se"] = share(flags)
     out["set_size"] = float(found.sum(axis=0).mean())
-    out["strong_right"] = right / ordered if ordered else float("nan")
+    out["strong_right"] = (right.sum() / ordered.sum() if ordered.sum()
+                           else float("nan"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["strong_right_by_budget"] = right / ordered  # NaN: none ordered
+    out["ordered_by_budget"] = ordered / worlds
     out["band_confidence"] = each
     return out

@@ -1,0 +1,130 @@
+"""Strong verdicts on HPOBench's grids: the bands over every budget against the
+sharper construction chosen when budgets are named (exact intervals at those
+budgets, or the band, per model).
+
+* **Truths.** HPOBench's tabular grids (8 OpenML datasets, 30,000
+  configurations × 5 seeds each; see verdict_power_real_calibration.py): a
+  round is a configuration and seed drawn at random. Models are cut from a grid
+  by one hyperparameter's values: M = 3, 5 or 10 of its levels, spread over its
+  range (hyperparameters with fewer levels are skipped for that M). A model's
+  truth is every score of its configurations, so its median curve is exact.
+* **Cells.** N = 20, 50, 100 or 200 rounds of each model, budgets 1, 2, 5, 10,
+  20 (those up to N), 80% confidence, WORLDS worlds per cell, seeded.
+* **Read** (evp.multiple.simulate_many): the family-wise error of the strong
+  verdicts, the best set's coverage, and the share of truly ordered
+  pair-budgets with a strong verdict, overall and per budget, for
+  construction="band" (today's) and "auto" (what compare_all does with budgets
+  named).
+
+Resumable: one JSON line per cell in the output file (default
+verdict_construction_power.jsonl in the working directory). Run nice, on one
+core:
+
+    nice -n 10 python benchmarks/verdict_construction_power.py [worlds] [out]
+
+then ``python benchmarks/verdict_construction_power.py --table [out]``, which
+writes the summary benchmarks/verdict_construction_power.csv.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from verdict_power_real_calibration import DATASETS, HYPERPARAMETERS, grid
+
+from evp.multiple import simulate_many
+
+MODELS = (3, 5, 10)
+ROUNDS = (20, 50, 100, 200)
+BUDGETS = np.array([1, 2, 5, 10, 20])
+CONFIDENCE = 0.8
+SUMMARY = Path(__file__).with_name("verdict_construction_power.csv")
+
+
+def truths(scores, levels, column: int, count: int, models: int):
+    """Each model's every score: the configurations at one of `models` levels of
+    the hyperparameter in `column`, spread over its `count` levels."""
+    chosen = np.unique(np.round(np.linspace(0, count - 1, models)).astype(int))
+    return [scores[levels[:, column] == level].ravel() for level in chosen]
+
+
+def run(worlds: int = 200, out: str = "verdict_construction_power.jsonl"):
+    out = Path(out)
+    done = set()
+    if out.exists():
+        for line in out.read_text().splitlines():
+            try:
+                done.add(json.loads(line)["key"])
+            except (ValueError, KeyError):
+                continue
+    for d, dataset in enumerate(DATASETS):
+        scores, levels = grid(dataset)
+        for column, (name, count) in enumerate(HYPERPARAMETERS.items()):
+            for models in MODELS:
+                if count < models:
+                    continue
+                laws = truths(scores, levels, column, count, models)
+                for rounds in ROUNDS:
+                    key = f"{dataset}/{name}/{models}/{rounds}"
+                    if key in done:
+                        continue
+                    ns = BUDGETS[rounds >= BUDGETS]
+                    started = time.perf_counter()
+                    row = {"key": key, "dataset": dataset, "hyperparameter": name,
+                           "models": models, "rounds": rounds,
+                           "budgets": ns.tolist(), "worlds": worlds}
+                    for construction in ("band", "auto"):
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            found = simulate_many(
+                                laws, rounds, ns, CONFIDENCE, worlds=worlds,
+                                construction=construction,
+                                rng=[d, column, models, rounds])
+                        row[construction] = {
+                            k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                            for k, v in found.items()}
+                    row["seconds"] = time.perf_counter() - started
+                    with out.open("a") as file:
+                        file.write(json.dumps(row) + "\n")
+
+
+def table(out: str = "verdict_construction_power.jsonl"):
+    """Per M and N: the mean share of ordered pair-budgets with a strong verdict,
+    band and auto, overall and per budget; the worst family-wise error and best-set
+    miss of each; written to SUMMARY."""
+    import pandas as pd
+
+    rows = []
+    for line in Path(out).read_text().splitlines():
+        cell = json.loads(line)
+        for construction in ("band", "auto"):
+            found = cell[construction]
+            row = {"models": cell["models"], "rounds": cell["rounds"],
+                   "construction": construction,
+                   "power": found["strong_right"],
+                   "wrong strong": found["wrong_strong"],
+                   "best set missed": 1 - found["covered"]}
+            for n, p in zip(cell["budgets"], found["strong_right_by_budget"],
+                            strict=True):
+                row[f"power n={n}"] = p
+            rows.append(row)
+    frame = pd.DataFrame(rows)
+    power = [c for c in frame if c.startswith("power")]
+    summary = frame.groupby(["models", "rounds", "construction"]).agg(
+        {**{c: "mean" for c in power}, "wrong strong": "max",
+         "best set missed": "max"}).round(3)
+    summary["cells"] = frame.groupby(["models", "rounds", "construction"]).size()
+    summary.to_csv(SUMMARY)
+    print(summary.to_string())
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--table"]:
+        table(*sys.argv[2:3])
+    else:
+        run(int(sys.argv[1]) if len(sys.argv) > 1 else 200, *sys.argv[2:3])
