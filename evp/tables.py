@@ -422,6 +422,9 @@ def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
         return f"simulated {chance[row]:.0%} ± {error[row]:.1%} s.e."
 
     def between(row) -> str:
+        if low[row] < 0.005:  # would read "between 0% and H%"
+            return (f"of at most {high[row]:.0%} (the rounds so far cannot bound "
+                    "it from below: it may be near none)")
         return f"between {low[row]:.0%} and {high[row]:.0%}"
 
     enough = np.flatnonzero(low >= likely)
