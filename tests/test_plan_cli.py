@@ -109,7 +109,7 @@ def test_plan_says_when_more_rounds_will_not_settle_it(tmp_path, capsys):
     assert plan.strong_low.max() < 0.005
     assert "too close" not in out
     said = " ".join(out.split())  # the terminal wraps long sentences
-    assert "a chance of at most " in said and "s.e.)" in said
+    assert "a chance of at most " in said and "s.e." in said
     assert "(the rounds so far cannot bound it from below" in said
     assert "between 0%" not in said
 
