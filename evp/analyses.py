@@ -346,10 +346,9 @@ _RANGE = ("read the range, 'strong, low end' to 'strong, high end': the point "
           "'strong either way' (simulated from the rounds so far) is too hopeful "
           "on real searches (on HPOBench's grids by up to 0.19 over all pairs, "
           "0.34 for near-equal ones); the low end is the least chance with each "
-          "model inside its {confidence:.0%} CDF band, the high end the more "
-          "hopeful simulated reading (with tails, or 'if none beyond the "
-          "extremes'), which may fall short where scores pile up under a "
-          "ceiling already reached")
+          "model inside its {confidence:.0%} CDF band, the high end the most (or "
+          "a simulated reading, where that is higher), so the range holds "
+          "whenever both bands do")
 
 
 @dataclass(frozen=True)

@@ -160,10 +160,10 @@ class VerdictPower:
         module). The low end is the least chance with each model's distribution
         anywhere inside its CDF band (this `confidence` and `method`; exact, by
         :func:`_strong_chance`): it holds for every plan whenever both bands do.
-        The high end is the more hopeful of the two simulated readings,
-        `strong` and `strong_light` (and at least the low end): on real search
-        distributions no bin of it fell short of the realised chance; under a
-        ceiling already reached it may (by 0.09 in one bin, simulated).
+        The high end is the most chance with each model's distribution inside
+        its band, computed as the low end is (or the more hopeful of the two
+        simulated readings, `strong` and `strong_light`, where that is higher):
+        it holds too whenever both bands do, at every budget, n = 1 included.
     strong_light : numpy.ndarray, shape (M,)
         Probability of strong evidence either way if no score lay beyond the
         extremes seen so far (the same simulated rounds, their tails cut back to
@@ -392,7 +392,8 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     0.35 predicted where 0.16 came, 0.34 where 0.01 came for near-equal models),
     so read the range ``.strong_low`` to ``.strong_high``, which held there in
     every bin: the low end exact, the least chance with both models inside
-    their CDF bands; the high end the more hopeful of the simulated readings.
+    their CDF bands; the high end the most (or a simulated reading, where that
+    is higher).
     On simulated families the point is within about 0.1 for normal, uniform and
     failure-prone scores; too cautious under a ceiling the scores pile up
     against; too hopeful from a few rounds of scores with a long best-side tail.

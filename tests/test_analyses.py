@@ -120,3 +120,25 @@ def test_the_wins_matrix_says_no_share_where_no_task_counts():
     wins = analyses.many_tasks(results).wins()
     assert "nan" not in wins.to_string()
     assert set(wins["a"]) | set(wins["b"]) == {"–"}
+
+
+def test_a_plans_figure_shades_the_range_it_is_read_from():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"model": ["a"] * 20 + ["b"] * 20,
+                          "acc": np.r_[rng.normal(0.8, 0.03, 20),
+                                       rng.normal(0.83, 0.03, 20)]})
+    results = evp.read_results(frame, score="acc", group="model", minimize=False)
+    found = analyses.plan(results, "a", "b", 2, [5, 20], replications=50)
+    ax = found.plot()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "either way: the range\nthat holds" in labels
+    shaded = [c for c in ax.collections
+              if c.get_label() == "either way: the range\nthat holds"]
+    (band,) = shaded
+    top = band.get_paths()[0].vertices[:, 1]
+    assert np.isclose(top.max(), found.table["strong, high end"].max())
+    assert np.isclose(top.min(), found.table["strong, low end"].min())
+    assert "the high end the most" in found.notes[1]

@@ -47,9 +47,13 @@ def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
     assert f"{plan.strong_high[-1]:.4f}" in done.stdout
     assert plan.strong_low[-1] < 0.8 <= plan.strong_high[-1]
     assert sentence.startswith("after 300 more rounds of each (≈ ")
-    assert "GPU hours), a strong verdict at n = 5 has a chance between " \
-        f"{plan.strong_low[-1]:.0%} and {plan.strong_high[-1]:.0%} (simulated " \
-        f"{plan.strong[-1]:.0%} ± {plan.strong_error[-1]:.1%} s.e." in sentence
+    # A low end too small to bound the chance is said as such, not as "0%".
+    chance = (f"of at most {plan.strong_high[-1]:.0%} (the rounds so far cannot "
+              "bound it from below" if plan.strong_low[-1] < 0.005 else
+              f"between {plan.strong_low[-1]:.0%} and {plan.strong_high[-1]:.0%}")
+    assert f"GPU hours), a strong verdict at n = 5 has a chance {chance}" in sentence
+    assert (f"(simulated {plan.strong[-1]:.0%} ± {plan.strong_error[-1]:.1%} s.e."
+            in sentence)
     first = [10, 50, 300][int(np.argmax(plan.strong_high >= 0.8))]
     assert sentence.endswith(f"no fewer than {first} more rounds of each can give "
                              "80%")
