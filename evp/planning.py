@@ -446,11 +446,11 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     >>> import numpy as np, evp
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(0.8, 0.05, 12), rng.normal(0.75, 0.05, 12)
-    >>> evp.compare(a, b, [2]).evidence  # today: weak evidence that a is better
-    array(['weak'], dtype='<U6')
+    >>> evp.compare(a, b, [2]).evidence  # today: fair evidence that a is better
+    array(['fair'], dtype='<U6')
     >>> plan = evp.verdict_power(a, b, n=2, more_rounds=[20, 100], rng=0)
     >>> plan.strong_a.round(2), plan.strong_b.round(2)
-    (array([0.4 , 0.81]), array([0., 0.]))
+    (array([0.82, 0.92]), array([0., 0.]))
     """
     x_a = as_scores(scores_a, "scores_a", ndim=(1,), sort=True)
     x_b = as_scores(scores_b, "scores_b", ndim=(1,), sort=True)

@@ -85,6 +85,7 @@ SLOW_TESTS = {
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.path.stem
-        test = f"{item.path.name}::{item.originalname}"
+        # A docstring's example (a DoctestItem) has no originalname.
+        test = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
         if module in SLOW_MODULES or test in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
