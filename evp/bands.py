@@ -681,6 +681,31 @@ def _sharper(size: int, k, *, band_confidence, method, q, minimize, alpha_worse,
     return "budgets" if int(np.sum(high - low)) < band else "band"
 
 
+def _bounds_by(construction: str, k: np.ndarray, options: dict):
+    """The function that bounds one model's curve at budgets `k` (its sorted
+    scores → a TuningCurveBand), by `construction` as checked options ask:
+    the band, the exact intervals at the budgets (each model's spending 1 − c
+    over its budgets and both sides, as its band does), or, for "auto", the
+    one of the two whose edges lie fewer order statistics apart for that
+    model's count of rounds (never its scores)."""
+    construction = _construction(construction, options["statistic"])
+    alpha = (1.0 - options["confidence"]) / (2 * k.size)
+    spent = dict(alpha_worse=alpha, alpha_better=alpha)
+    chosen = {key: options[key] for key in ("confidence", "method", "q",
+                                            "bounds", "minimize")}
+
+    def bounded(x):
+        which = construction
+        if which == "auto":  # each model its own, from its count of rounds
+            which = _sharper(x.shape[-1], k, band_confidence=chosen["confidence"],
+                             method=chosen["method"], q=chosen["q"],
+                             minimize=chosen["minimize"], **spent)
+        return (_curve_band(x, k, **options) if which == "band"
+                else _interval_band(x, k, **spent, **chosen))
+
+    return bounded
+
+
 def _joint(*constructions) -> str:
     """The constructions of several models' bounds in one word: "band",
     "budgets", or "both" when some models have each."""
@@ -944,22 +969,7 @@ def compare(
             f"got shapes {x_a.shape} and {x_b.shape}"
         ) from None
     _warn_if_ties(options["method"], scores_a=x_a, scores_b=x_b)
-    construction = _construction(construction, options["statistic"])
-    # Each model's intervals spend 1 - c over its budgets and both sides.
-    alpha = (1.0 - options["confidence"]) / (2 * k.size)
-    spent = dict(alpha_worse=alpha, alpha_better=alpha)
-    chosen = {key: options[key] for key in ("confidence", "method", "q",
-                                            "bounds", "minimize")}
-
-    def bounded(x):
-        which = construction
-        if which == "auto":  # each model its own, from its count of rounds
-            which = _sharper(x.shape[-1], k, band_confidence=chosen["confidence"],
-                             method=chosen["method"], q=chosen["q"],
-                             minimize=chosen["minimize"], **spent)
-        return (_curve_band(x, k, **options) if which == "band"
-                else _interval_band(x, k, **spent, **chosen))
-
+    bounded = _bounds_by(construction, k, options)
     band_a, band_b = bounded(x_a), bounded(x_b)
     construction = _joint(band_a.construction, band_b.construction)
     lo_a, est_a, hi_a = band_a.lower, band_a.estimate, band_a.upper

@@ -61,12 +61,9 @@ import numpy as np
 from evp._validation import as_choice, as_probability, as_scores
 from evp.bands import (
     TuningCurveBand,
-    _construction,
-    _curve_band,
+    _bounds_by,
     _curve_band_iv,
     _evidence,
-    _interval_band,
-    _sharper,
 )
 
 __all__ = [
@@ -130,21 +127,7 @@ def model_bands(scores: Mapping, ns, confidence: float, *,
     x = _mapping(scores)
     k, options = _curve_band_iv(ns, confidence, method, statistic, q, bounds,
                                 minimize, *x.values())
-    construction = _construction(construction, options["statistic"])
-    alpha = (1.0 - options["confidence"]) / (2 * k.size)
-    spent = dict(alpha_worse=alpha, alpha_better=alpha)
-    chosen = {key: options[key] for key in ("confidence", "method", "q",
-                                            "bounds", "minimize")}
-
-    def build(sample):
-        which = construction
-        if which == "auto":  # each model its own, from its count of rounds
-            which = _sharper(sample.shape[-1], k,
-                             band_confidence=chosen["confidence"],
-                             method=chosen["method"], q=chosen["q"],
-                             minimize=chosen["minimize"], **spent)
-        return (_curve_band(sample, k, **options) if which == "band"
-                else _interval_band(sample, k, **spent, **chosen))
+    build = _bounds_by(construction, k, options)
     if any(s.ndim != 1 for s in x.values()):
         return {m: build(s) for m, s in x.items()}
     # Models with as many rounds share one band computation, row by row.
