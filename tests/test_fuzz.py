@@ -78,9 +78,16 @@ def tree(folder: Path) -> dict:
 
 
 def check(folder: Path, *args) -> int:
-    """Run evp on the input in `folder`: exit 0, or 2 with one line of error;
-    no traceback; the folder as it was."""
+    """Run evp on the input in `folder` (:func:`run_evp`); the folder as it
+    was."""
     before = tree(folder)
+    status = run_evp(*args)
+    assert tree(folder) == before
+    return status
+
+
+def run_evp(*args) -> int:
+    """Run evp in process: exit 0, or 2 with one line of error; no traceback."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
             warnings.catch_warnings():
@@ -96,7 +103,6 @@ def check(folder: Path, *args) -> int:
         errors = [line for line in text.splitlines()
                   if line.startswith("evp ") and ": warning:" not in line]
         assert len(errors) == 1, text
-    assert tree(folder) == before
     return status
 
 

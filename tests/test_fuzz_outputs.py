@@ -11,22 +11,18 @@ Default: a few tens of examples chosen the same way every run; a long, random
 run: ``EVP_FUZZ_EXAMPLES=2000 EVP_FUZZ_RANDOM=1 pytest tests/test_fuzz_outputs.py``.
 """
 
-import contextlib
-import hashlib
-import io
 import json
 import os
 import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_fuzz import run_evp, tree
 
 from evp._output import MANIFEST
-from evp.cli import main
 
 EXAMPLES = int(os.environ.get("EVP_FUZZ_EXAMPLES", "15"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
@@ -47,31 +43,6 @@ STEPS = st.lists(st.one_of(
     st.tuples(st.just("user"), st.sampled_from(USER_FILES), CONTENT),
     st.tuples(st.just("evp"), st.sampled_from(["curve", "report"]),
               st.integers(0, 4), st.booleans())), min_size=1, max_size=5)
-
-
-def tree(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest()
-                                         if p.is_file() else "folder")
-            for p in sorted(folder.rglob("*"))}
-
-
-def evp(*args) -> int:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            status = main([str(a) for a in args])
-        except SystemExit as exit:
-            status = exit.code
-    text = err.getvalue()
-    assert "Traceback" not in text, text
-    assert status in (0, 2), f"status {status}: {text}"
-    if status == 2:
-        errors = [line for line in text.splitlines()
-                  if line.startswith("evp ") and ": warning:" not in line]
-        assert len(errors) == 1, text
-    return status
 
 
 def records_are_true(folder: Path) -> None:
@@ -126,7 +97,7 @@ def test_random_edits_and_writes_never_lose_a_users_file(steps):
                     "model", "--out", target, *(["--force"] if force else [])]
             if command == "curve":
                 args += ["--ns", "1,2"]
-            status = evp(*args)
+            status = run_evp(*args)
             if status == 0:
                 # What evp wrote is no longer the user's: the file itself, and
                 # with --force the report's figures it replaced.
