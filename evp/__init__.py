@@ -33,7 +33,11 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
 3. Tables: :mod:`evp.tables` — the statistics of :class:`Results` as DataFrames;
    :mod:`evp.ranking` — many models and tasks at every budget (:func:`best_set`,
    :func:`compare_all`, ranks, profiles and targets across tasks).
-4. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.latex`,
+4. Analyses: :mod:`evp.analyses` — one object per question a user asks (the
+   curves of a search, two models, many models, many tasks, a plan, a tail,
+   the checklist): its tables, its sentences, ``.plot()``; the command line,
+   the report and the notebooks display them.
+5. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.latex`,
    :mod:`evp.report`, :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells
    call) and :mod:`evp.runner` (executes notebooks).
 
@@ -41,6 +45,7 @@ In JupyterLab, results show as compact tables with small inline figures
 (:func:`set_display` turns the figures off); their plain ``repr`` is unchanged.
 """
 
+from evp import analyses as analyses
 from evp import datasets
 from evp import parametric as parametric
 from evp._display import set_display
