@@ -40,6 +40,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from resumable import finished
 from verdict_power_real_calibration import DATASETS, grid  # the script's folder
 
 from evp.parametric import confidence_set
@@ -72,13 +73,7 @@ def case(flat: np.ndarray, seed) -> dict:
 
 def run(draws: int = 50, out: str = "confidence_set_real_coverage.jsonl"):
     out = Path(out)
-    done = set()
-    if out.exists():
-        for line in out.read_text().splitlines():
-            try:
-                done.add(json.loads(line)["key"])
-            except (ValueError, KeyError):
-                continue  # a line cut short by an interrupted run
+    done = finished(out)
     start = time.process_time()
     with open(out, "a") as file:
         for d, dataset in enumerate(DATASETS):

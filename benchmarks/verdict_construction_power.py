@@ -45,6 +45,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from resumable import finished
 from verdict_power_real_calibration import DATASETS, HYPERPARAMETERS, grid
 
 from evp.multiple import simulate_many
@@ -65,13 +66,7 @@ def truths(scores, levels, column: int, count: int, models: int):
 
 def run(worlds: int = 200, out: str = "verdict_construction_power.jsonl"):
     out = Path(out)
-    done = set()
-    if out.exists():
-        for line in out.read_text().splitlines():
-            try:
-                done.add(json.loads(line)["key"])
-            except (ValueError, KeyError):
-                continue
+    done = finished(out)
     for d, dataset in enumerate(DATASETS):
         scores, levels = grid(dataset)
         for column, (name, count) in enumerate(HYPERPARAMETERS.items()):

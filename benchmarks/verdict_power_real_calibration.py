@@ -45,6 +45,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from resumable import finished
 
 import evp
 from evp.planning import _strong_chance
@@ -124,13 +125,7 @@ def case(x_a, x_b, law_a, law_b, seed):
 
 def run(draws: int = 6, out: str = "verdict_power_real_calibration.jsonl"):
     out = Path(out)
-    done = set()
-    if out.exists():
-        for line in out.read_text().splitlines():
-            try:
-                done.add(json.loads(line)["key"])
-            except (ValueError, KeyError):
-                continue  # a line cut short by an interrupted run
+    done = finished(out)
     start = time.process_time()
     with open(out, "a") as file:
         for d, dataset in enumerate(DATASETS):

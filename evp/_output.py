@@ -37,8 +37,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = ["MANIFEST", "FolderBusy", "atomic_folder", "check_not_input",
-           "check_output", "check_replaceable", "exclusive", "input_paths",
-           "keep_failed", "write_file", "write_folder_files", "write_output"]
+           "check_output", "check_replaceable", "exclusive", "file_sha256",
+           "input_paths", "keep_failed", "write_file", "write_folder_files",
+           "write_output"]
 
 #: The record, in a folder evp writes files into, of the files it wrote there
 #: (file name, or path relative to the folder → SHA-256 of what evp wrote).
@@ -131,7 +132,9 @@ def _new_file_mode() -> int:
     return 0o666 & ~_umask()
 
 
-def _digest(path: Path) -> str:
+def file_sha256(path) -> str:
+    """The SHA-256 of the file at `path`, read in blocks (the records' digests,
+    and the downloads' checksums)."""
     sha = hashlib.sha256()
     with open(path, "rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
@@ -180,7 +183,7 @@ def _write(path: Path, content, before_rename: Callable[[str], object] | None = 
             content(temporary)
         mode = (path.stat().st_mode & 0o7777 if replaced else _new_file_mode())
         os.chmod(temporary, mode)
-        digest = _digest(temporary)
+        digest = file_sha256(temporary)
         if before_rename is not None:
             before_rename(digest)
         os.replace(temporary, path)
@@ -223,7 +226,7 @@ def _ours(folder: Path, name: str, record: dict) -> bool:
         return False
     digest = record[name]
     path = folder / name
-    return digest is None or (path.is_file() and _digest(path) == digest)
+    return digest is None or (path.is_file() and file_sha256(path) == digest)
 
 
 def _not_ours(path: Path) -> str:
@@ -463,7 +466,7 @@ def atomic_folder(folder):
     (partial / _PARTIAL_RECORD).write_text(stamp, encoding="utf-8")
     try:
         yield partial
-        record = {name: _digest(partial / name) for name in _files(partial)}
+        record = {name: file_sha256(partial / name) for name in _files(partial)}
         _save_manifest(partial, record)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -488,5 +491,5 @@ def keep_failed(folder, files: dict) -> Path:
     os.chmod(kept, 0o777 & ~_umask())
     for name, content in files.items():
         write_file(kept / name, content)
-    _save_manifest(kept, {name: _digest(kept / name) for name in files})
+    _save_manifest(kept, {name: file_sha256(kept / name) for name in files})
     return kept

@@ -66,7 +66,6 @@ and Estimation of a Random Variable's Maximum. Findings of EMNLP.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -79,6 +78,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp._output import file_sha256
 from evp._validation import _describe, as_choice
 from evp._validation import reason as _reason
 
@@ -248,14 +248,6 @@ def _cache_dir() -> Path:
     return Path(pooch.os_cache("evp"))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _sst_split(source: Source) -> str | None:
     """The split of an SST-5 tree file in the mirror (sst5/dev.txt → "dev")."""
     folder, _, file = source.name.partition("/")
@@ -326,7 +318,7 @@ def _fetch(source: Source) -> Path:
                 f"at {path}, or unset {DATA_DIR_VARIABLE} to download it."
             )
         if source.sha256 is not None:
-            actual = _sha256(path)
+            actual = file_sha256(path)
             if actual.lower() != source.sha256.lower():
                 raise DatasetError(
                     f"{source.name} in the mirror folder {mirror} "

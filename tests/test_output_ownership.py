@@ -249,16 +249,16 @@ def test_a_full_disk_names_the_file_and_leaves_a_true_record(tmp_path, monkeypat
 def test_a_full_disk_through_the_command_line_is_one_line_naming_the_file(
         tmp_path, monkeypatch):
     results = results_file(tmp_path / "runs.csv")
-    real = output._digest
+    real = output.file_sha256
 
     def full(path):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(output, "_digest", full)
+    monkeypatch.setattr(output, "file_sha256", full)
     line = one_line_error(*run_cli("curve", results, "--score", "acc", "--group",
                                    "model", "--out", tmp_path / "t.csv"),
                           "curve")
-    monkeypatch.setattr(output, "_digest", real)
+    monkeypatch.setattr(output, "file_sha256", real)
     assert f"could not write {tmp_path / 't.csv'}" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.csv"]
 
