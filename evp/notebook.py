@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evp._optional import import_optional_dependency
 from evp._validation import TiesWarning, as_count, as_list
 from evp._workspace import RUNS_FOLDER, progress, project_root
 from evp.plot import METHOD_NAMES
@@ -333,7 +334,7 @@ def save(figure, stem) -> None:
 
 def budget_axis(ax, n, *, log: bool = True) -> None:
     """Budgets 1..n on the x-axis, log-scaled, with plain tick labels (1, 10, 100)."""
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     n = max(math.ceil(n), 2)
     if not log:
@@ -356,7 +357,7 @@ INVERTED_NOTE = "(lower is better, axis inverted)"
 
 def _noted_text(label) -> str:
     """The label's text with :data:`INVERTED_NOTE` (once; none on an empty label)."""
-    from matplotlib.text import Text
+    Text = import_optional_dependency("matplotlib.text").Text
 
     text = Text.get_text(label)
     if not text.strip() or INVERTED_NOTE in text:
@@ -376,7 +377,7 @@ def orient_axis(results: Results, ax, axis: str = "y") -> None:
         return
     from functools import partial
 
-    from matplotlib.ticker import FuncFormatter
+    FuncFormatter = import_optional_dependency("matplotlib.ticker").FuncFormatter
 
     target = ax.yaxis if axis == "y" else ax.xaxis
     target.set_major_formatter(FuncFormatter(lambda v, _: f"{-v + 0:.4g}"))

@@ -31,6 +31,7 @@ import numpy as np
 from evp import tables
 from evp._display import METHOD_NAMES
 from evp._numbers import cost_unit
+from evp._optional import import_optional_dependency
 from evp._validation import as_choice, renamed
 from evp.results import as_results
 
@@ -82,7 +83,7 @@ def theme(context: str = "paper", font_scale: float = 1.2) -> dict:
     no top or right spines, a light grid, frameless legends, and 150 dpi files cut
     to their content.
     """
-    import seaborn as sns
+    sns = import_optional_dependency("seaborn")
     from cycler import cycler
 
     rc = {**sns.axes_style("whitegrid"),
@@ -108,8 +109,8 @@ def theme(context: str = "paper", font_scale: float = 1.2) -> dict:
 
 def set_theme(context: str = "paper", font_scale: float = 1.2) -> None:
     """Make every later matplotlib figure look like evp's (see :func:`theme`)."""
-    import matplotlib as mpl
-    import seaborn as sns
+    mpl = import_optional_dependency("matplotlib")
+    sns = import_optional_dependency("seaborn")
 
     mpl.rcParams.update(theme(context, font_scale))
     sns.set_palette(list(PALETTE))
@@ -180,7 +181,8 @@ def _renderer(figure):
     """Lay the figure out and draw it once; return the renderer that measured it."""
     canvas = figure.canvas
     if not hasattr(canvas, "get_renderer"):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg = import_optional_dependency(
+            "matplotlib.backends.backend_agg").FigureCanvasAgg
 
         canvas = FigureCanvasAgg(figure)
     canvas.draw()
@@ -271,7 +273,8 @@ def _figure_texts(figure):
 
 def _text_box(text, renderer):
     """The box of a text's glyphs (an annotation's without its arrow), or None."""
-    from matplotlib.text import Annotation, Text
+    _module = import_optional_dependency("matplotlib.text")
+    Annotation, Text = _module.Annotation, _module.Text
 
     if isinstance(text, Annotation):
         if not text._check_xy(renderer):
@@ -296,7 +299,7 @@ def _legend_box(legend, renderer):
     inset = legend.borderpad * renderer.points_to_pixels(legend._fontsize)
     if box.width <= 2 * inset or box.height <= 2 * inset:
         return box
-    from matplotlib.transforms import Bbox
+    Bbox = import_optional_dependency("matplotlib.transforms").Bbox
 
     return Bbox.from_extents(box.x0 + inset, box.y0 + inset, box.x1 - inset,
                              box.y1 - inset)
@@ -311,7 +314,7 @@ def _legends(figure):
 
 def _opaque(artist) -> bool:
     """A filled artist one cannot read text over (alpha at least one half)."""
-    from matplotlib.colors import to_rgba_array
+    to_rgba_array = import_optional_dependency("matplotlib.colors").to_rgba_array
 
     alpha = artist.get_alpha()
     if alpha is not None and alpha < 0.5:
@@ -336,9 +339,10 @@ def _data_marks(ax, renderer):
     """(kind, description, test) for the data an axes shows: lines, markers and
     opaque fills; each test takes a box (pixels) and says whether the mark runs
     into it. Guides spanning the axes (axhline, axvline) are not data."""
-    from matplotlib.collections import PathCollection, PolyCollection
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+    _module = import_optional_dependency("matplotlib.collections")
+    PathCollection, PolyCollection = _module.PathCollection, _module.PolyCollection
+    Line2D = import_optional_dependency("matplotlib.lines").Line2D
+    Patch = import_optional_dependency("matplotlib.patches").Patch
 
     marks = []
     for line in ax.get_lines():
@@ -353,7 +357,7 @@ def _data_marks(ax, renderer):
         if xy.size == 0:
             continue
         if line.get_linestyle() not in ("None", "none", "", " ") and len(xy) > 1:
-            from matplotlib.path import Path
+            Path = import_optional_dependency("matplotlib.path").Path
 
             path = Path(xy)
             marks.append((description, lambda box, p=path: p.intersects_bbox(
@@ -390,7 +394,7 @@ def _data_marks(ax, renderer):
 
 def _clipped(box, ax, renderer):
     """The part of `box` inside the axes' drawing area, or None."""
-    from matplotlib.transforms import Bbox
+    Bbox = import_optional_dependency("matplotlib.transforms").Bbox
 
     area = ax.get_window_extent(renderer)
     inside = Bbox.intersection(box, area)
@@ -443,7 +447,7 @@ def text_overlaps(figure, *, data: bool = True) -> list[tuple[str, str]]:
             if _overlap(box, box_2, tolerance):
                 found.append((name, other))
     # Arrows of annotations: another text on one is hard to read.
-    from matplotlib.text import Annotation
+    Annotation = import_optional_dependency("matplotlib.text").Annotation
 
     for ax in _all_axes(figure):
         for arrow_owner in ax.texts:
@@ -570,7 +574,9 @@ def plain_log_axis(axis, limits=None, *, most: int = 7) -> None:
     `limits` is the axis's range where its view interval does not say it yet (a
     secondary axis takes its range from its parent only when drawn).
     """
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    _module = import_optional_dependency("matplotlib.ticker")
+    FuncFormatter, LogLocator, NullFormatter = (
+        _module.FuncFormatter, _module.LogLocator, _module.NullFormatter)
 
     low, high = sorted(limits if limits is not None else axis.get_view_interval())
     low = max(low, 1e-300)
@@ -585,7 +591,7 @@ def plain_log_axis(axis, limits=None, *, most: int = 7) -> None:
 def _colors(palette, n: int) -> list:
     if palette is None:
         palette = list(PALETTE)
-    import seaborn as sns
+    sns = import_optional_dependency("seaborn")
 
     return list(sns.color_palette(palette, n_colors=n))
 
@@ -612,7 +618,7 @@ def _band(ax, x, lower, estimate, upper, color, nudge: int = 0) -> list[str]:
     arrow right by that many arrow widths, so that two models' arrows at the same
     budget both show.
     """
-    from matplotlib.transforms import offset_copy
+    offset_copy = import_optional_dependency("matplotlib.transforms").offset_copy
 
     x = np.asarray(x, dtype=float)
     lower = np.asarray(lower, dtype=float)
@@ -707,7 +713,7 @@ def _layout(n_panels: int) -> tuple[int, int]:
 
 def _panels(count: int):
     """A figure of `count` panels on shared axes, in a near-square grid."""
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     rows, columns = _layout(count)
     figure, grid = plt.subplots(
@@ -795,7 +801,7 @@ def plot_tuning_curves(
     -------
     matplotlib.axes.Axes, or a numpy array of them (one per model) with panels
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     method = renamed(method, band, "method", "band")
     x = as_choice(x, "x", ("trials", "cost"))
@@ -963,8 +969,8 @@ def plot_tuning_curves(
 
 def _legend_handles(models, *, y, minimize, estimator, std, method, confidence,
                     dashes: bool = True, anytime: bool = False):
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+    Line2D = import_optional_dependency("matplotlib.lines").Line2D
+    Patch = import_optional_dependency("matplotlib.patches").Patch
 
     handles = [Line2D([], [], color=color, linewidth=1.8, label=name)
                for name, color in models]
@@ -1002,7 +1008,8 @@ def _evidence_strip(ax, ns, winners, strengths, colors, *,
     """A strip along the bottom (or `top`) of `ax`: per run of budgets, the
     winner's colour, as opaque as the evidence is strong; blank where there is
     none."""
-    from matplotlib.transforms import blended_transform_factory
+    blended_transform_factory = import_optional_dependency(
+        "matplotlib.transforms").blended_transform_factory
 
     ns = np.asarray(ns, dtype=float)
     if ns.size == 0:
@@ -1075,9 +1082,9 @@ def plot_comparison(
     -------
     matplotlib.axes.Axes, or a numpy array of them (one per pair)
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+    plt = import_optional_dependency("matplotlib.pyplot")
+    Line2D = import_optional_dependency("matplotlib.lines").Line2D
+    Patch = import_optional_dependency("matplotlib.patches").Patch
 
     single = not isinstance(comparison, list | tuple)
     pairs = [(tuple(names), comparison)] if single else [
@@ -1237,7 +1244,7 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     table = tables.qq_table(dist, ys, threshold, confidence=confidence, method=method)
     scores, x, low, high, outside = (
@@ -1302,7 +1309,7 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     size, minimize = len(ys), bool(found.minimize)
     table = tables.extrapolation_table(fit, found, ys, extrapolate=extrapolate)
@@ -1352,7 +1359,7 @@ def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     a, b = names
     if ax is None:
@@ -1421,8 +1428,8 @@ def plot_verdict_matrix(table, n=None, *, highlight=None, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import ListedColormap
+    plt = import_optional_dependency("matplotlib.pyplot")
+    ListedColormap = import_optional_dependency("matplotlib.colors").ListedColormap
 
     n = table["n"].max() if n is None else n
     at = table[table["n"] == n]
@@ -1461,8 +1468,8 @@ def plot_best_set(frame, *, highlight=None, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import ListedColormap
+    plt = import_optional_dependency("matplotlib.pyplot")
+    ListedColormap = import_optional_dependency("matplotlib.colors").ListedColormap
 
     models = [str(m) for m in frame.columns]
     if ax is None:
@@ -1487,7 +1494,7 @@ def plot_best_set(frame, *, highlight=None, ax=None):
 
 def _budget_axes(ax):
     """`ax`, or a new panel of the size the views by budget share."""
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     if ax is None:
         with plt.rc_context(theme()):
@@ -1591,7 +1598,7 @@ def plot_task_curves(curves, *, y: str = "score", minimize: bool = False,
     numpy.ndarray of matplotlib.axes.Axes
         One per task (any panel left over is hidden).
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     tasks = list(dict.fromkeys(curves["task"]))
     models = list(dict.fromkeys(curves["model"]))
@@ -1640,7 +1647,7 @@ def plot_profiles(profile, *, highlight=None, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     if ax is None:
         with plt.rc_context(theme()):
@@ -1694,7 +1701,7 @@ def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     at = ranked[ranked["n"] == n].sort_values("mean rank")
     if at.empty:

@@ -31,6 +31,7 @@ import pandas as pd
 from evp import analyses
 from evp._escape import visible
 from evp._numbers import shown_text as _text
+from evp._optional import import_optional_dependency
 from evp._validation import TiesWarning
 from evp.analyses import TO_FILL, for_paper, paper_value, with_floor
 
@@ -507,7 +508,7 @@ def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
     """Lay out `figure` as every saved figure is (a legend on the data moves
     beside its panel; what still runs together is said in a warning), keep it
     as PNG under `name` (and as PDF in `vectors`, unless None), and close it."""
-    import matplotlib.pyplot as plt
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     from evp.plot import tidy_figure
 
@@ -532,7 +533,7 @@ def _family_sections(results, confidence, method, highlight, figures, vectors):
     still be best and every pair's verdict, family-wise (a few sentences, a
     matrix, two figures); and the pairs worth planning for: the leader against
     every model that may still beat it."""
-    import matplotlib
+    matplotlib = import_optional_dependency("matplotlib")
 
     from evp.plot import theme
 
@@ -561,8 +562,8 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
     """The sections for several tasks: where the budget changes the answer, the
     ranks and aggregate curves across tasks, the pairs that differ; a few
     sentences for what matters, written from the same tables."""
-    import matplotlib
-    import matplotlib.pyplot as plt
+    matplotlib = import_optional_dependency("matplotlib")
+    plt = import_optional_dependency("matplotlib.pyplot")
 
     from evp.plot import (
         plot_aggregate,
@@ -675,7 +676,7 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
     `vectors`, a dict, unless None)."""
     if results.task is not None:
         return _many_body(results, confidence, method, highlight, vectors)
-    import matplotlib
+    matplotlib = import_optional_dependency("matplotlib")
 
     from evp._display import method_name
     from evp.plot import cost_unit, plot_tuning_curves, score_label, theme

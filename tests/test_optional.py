@@ -1,6 +1,7 @@
 """Optional packages: a core install (numpy, scipy, pandas, pooch) works without
 them, and a missing one is said in one line naming the extra that installs it."""
 
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -116,3 +117,40 @@ def test_every_extra_named_is_one_of_pyproject():
 def test_bad_errors_argument_is_refused():
     with pytest.raises(ValueError, match="errors"):
         import_optional_dependency("tqdm", errors="warn")
+
+
+@pytest.mark.parametrize("package", ["matplotlib", "seaborn"])
+def test_without_matplotlib_a_figure_is_one_line_naming_the_extra(monkeypatch,
+                                                                   package):
+    """Drawing needs the notebooks extra; a core install says so in one line, for
+    evp.plot, evp.report, evp.notebook and evp.analyses alike (their imports of
+    matplotlib and seaborn are lazy: importing them needs neither)."""
+    import evp.notebook
+    import evp.plot
+
+    without(monkeypatch, package)
+    said = f"{package} is not installed: pip install 'evp-tuning-curves[notebooks]'"
+    with pytest.raises(ImportError) as raised:
+        evp.plot.set_theme()
+    assert str(raised.value) == said and raised.value.name == package
+    if package == "matplotlib":
+        for draw in (lambda: evp.plot.plot_tuning_curves({"a": [0.1, 0.3, 0.2]}),
+                     lambda: evp.notebook.budget_axis(None, 10)):
+            with pytest.raises(ImportError) as raised:
+                draw()
+            assert str(raised.value) == said
+
+
+def test_evps_drawing_modules_import_without_matplotlib():
+    code = ("import sys\n"
+            "sys.modules['matplotlib'] = sys.modules['seaborn'] = None\n"
+            "import evp.plot, evp.report, evp.notebook, evp.analyses\n"
+            "try:\n"
+            "    evp.plot.plot_tuning_curves({'a': [0.1, 0.3, 0.2]})\n"
+            "except ImportError as error:\n"
+            "    print(error)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ("matplotlib is not installed: pip install "
+                           "'evp-tuning-curves[notebooks]'\n")
