@@ -381,11 +381,45 @@ def solve_alpha(intervals: BetaIntervals, confidence: float) -> float:
     return math.exp(x)
 
 
+class _FromRank:
+    """The intervals of `intervals` at ranks `first`..n only; below `first` the
+    bounds that the constraint at `first` implies for any sorted sample (U_(i)
+    ≥ 0 and U_(i) ≤ U_(first) ≤ u_first), which constrain nothing more."""
+
+    def __init__(self, intervals: BetaIntervals, first: int):
+        self.intervals, self.first, self.n = intervals, first, intervals.n
+
+    def __call__(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        lower, upper = (bound.copy() for bound in self.intervals(alpha))
+        lower[: self.first - 1] = 0.0
+        upper[: self.first - 1] = upper[self.first - 1]
+        return lower, upper
+
+
 @functools.lru_cache(maxsize=256)
-def band_bounds(n: int, confidence: float, method: str):
-    """(lower, upper, pointwise level or None, epsilon or None); arrays read-only."""
+def band_bounds(n: int, confidence: float, method: str, first: int = 1):
+    r"""(lower, upper, pointwise level or None, epsilon or None); arrays read-only.
+
+    With ``first`` > 1 (LD methods only) the band is exact over the order
+    statistics of ranks ``first``..n alone: the pointwise level γ is solved so
+    that :math:`P(l_i \le U_{(i)} \le u_i,\ i \ge \text{first}) =` confidence,
+    and below ``first`` the bounds are the implied ones, 0 and
+    :math:`u_{\text{first}}`. Fewer constraints spend the same 1 − confidence, so
+    each interval is narrower than the full band's.
+    """
     i = np.arange(1, n + 1)
     level = epsilon = None
+    if first > 1:
+        if method in ("dkw", "ks") or not 1 < first <= n:
+            raise ValueError(f"a band over ranks {first}..{n} needs an LD method "
+                             f"and 1 < first ≤ n, got method={method!r}")
+        intervals = _FromRank(BetaIntervals(n, method.removeprefix("ld_")), first)
+        alpha = solve_alpha(intervals, confidence)
+        lower, upper = intervals(alpha)
+        lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+        lower.flags.writeable = False
+        upper.flags.writeable = False
+        return lower, upper, 1.0 - alpha, None
     if method in ("dkw", "ks"):
         if method == "dkw":
             epsilon = math.sqrt(math.log(2.0 / (1.0 - confidence)) / (2.0 * n))

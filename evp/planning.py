@@ -117,9 +117,8 @@ import numpy as np
 from evp._validation import as_bool, as_bounds, as_choice, as_probability, as_scores
 from evp.bands import (
     METHODS,
-    _band_ranks,
     _cdf_band,
-    _interval_ranks,
+    _construction_ranks,
     _sharper,
     compare,
 )
@@ -549,18 +548,18 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
 def _edge_ranks(size: int, n: float, confidence: float, method: str):
     """Ranks of the order statistics that are the median curve's lower and upper
     bounds at budget n, from `size` rounds, as :func:`evp.compare` at the one
-    budget n builds them (the band, or the exact interval at n where that is
-    the sharper: the verdict rule a plan's future verdict uses): 0 is the lower
-    bound, size + 1 the upper. They depend on the size, budget, confidence and
-    method only (both constructions are distribution-free)."""
+    budget n builds them (the band, the top band or the exact interval at n,
+    whichever is the sharpest: the verdict rule a plan's future verdict
+    uses): 0 is the lower bound, size + 1 the upper. They depend on the size,
+    budget, confidence and method only (every construction is
+    distribution-free)."""
     k = np.array([float(n)])
     alpha = (1.0 - confidence) / 2  # one budget, both sides: as compare spends
     spent = dict(alpha_worse=alpha, alpha_better=alpha)
-    if _sharper(size, k, band_confidence=confidence, method=method, q=0.5,
-                minimize=False, **spent) == "band":
-        low, high = _band_ranks(size, k, confidence, method, 0.5, False)
-    else:
-        low, high = _interval_ranks(size, k, 0.5, False, **spent)
+    options = dict(band_confidence=confidence, method=method, q=0.5,
+                   minimize=False, **spent)
+    low, high = _construction_ranks(_sharper(size, k, **options), size, k,
+                                    **options)
     return int(low[0]), int(high[0])
 
 

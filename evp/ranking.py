@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice, as_probability
-from evp.bands import METHODS, _joint
+from evp.bands import CONSTRUCTIONS, METHODS, _joint
 from evp.multiple import (
     band_confidence,
     best_set_mask,
@@ -103,17 +103,18 @@ def _construction(construction, ns) -> str:
     """The construction for verdicts at `ns` as the user gave it: "auto" is the
     band unless budgets were named (the readable budgets are a figure's, and a
     figure needs the band at every budget)."""
-    construction = as_choice(construction, "construction",
-                             ("auto", "band", "budgets"))
+    construction = as_choice(construction, "construction", CONSTRUCTIONS)
     named = ns is not None and not isinstance(ns, str)
     return "band" if construction == "auto" and not named else construction
 
 
 _CONSTRUCTION_WORDS = {
     "band": "bands over every budget",
+    "top_band": "bands over every budget, exact over the better half of the "
+                "order statistics (the ones a median curve reads)",
     "budgets": "exact order-statistic intervals at the budgets read",
     "both": "exact order-statistic intervals at the budgets read or bands over "
-            "every budget, each model's the sharper for its rounds",
+            "every budget, each model's the sharpest for its rounds",
 }
 
 
@@ -236,11 +237,12 @@ def best_set(scores, ns=None, confidence: float = 0.8, *,
         Holm's step-down has nothing to step through here).
     statistic, bounds
         As in :func:`evp.tuning_curve_band` ("mean" needs bounds).
-    construction : {"auto", "band", "budgets"}, default "auto"
+    construction : {"auto", "band", "top_band", "budgets"}, default "auto"
         How each model's curve is bounded (:func:`evp.compare`): with budgets
-        named, "auto" takes the sharper of the band over every budget and
-        exact intervals at the budgets named (chosen from the counts of rounds
-        and budgets, never the scores); with `ns` left out, the band. Either
+        named, "auto" takes the sharpest of the band over every budget, the
+        band exact over the better half of the order statistics, and exact
+        intervals at the budgets named (chosen from the counts of rounds and
+        budgets, never the scores); with `ns` left out, the band. Either
         way each model's bounds hold at all the budgets at once with
         probability at least :math:`1 - (1 - c)/M`, so the set's promise is
         the same. ``.construction`` says which was used.
@@ -339,7 +341,8 @@ def compare_all(scores, ns=None, confidence: float = 0.8, *,
         One row per ordered pair (a, b) and budget: ``a``, ``b``, ``n``,
         ``evidence`` (that a beats b), ``a median``, ``b median`` (or mean;
         the user's units), ``band confidence``, ``adjust`` (in words) and
-        ``construction`` ("band" or "budgets").
+        ``construction`` ("band", "top_band", "budgets", or "both" when the
+        models' differ).
 
     Examples
     --------
@@ -656,7 +659,7 @@ def open_budgets(scores, ns=None, band_confidence: float = 0.8, *,
     confidence of each band, as :func:`compare_all`'s ``band confidence``
     column) is open on the side that bounds its best, so that no verdict read
     from them can be strong there; `construction` as that table's
-    ``construction`` column ("band" or "budgets")."""
+    ``construction`` column ("band", "top_band", "budgets" or "both")."""
     scores, minimize = _one_task(scores, minimize, "open_budgets")
     # "both": each model's own choice again, made from its rounds as before.
     bands = model_bands(scores, _ns(ns, scores), band_confidence, method=method,
@@ -802,7 +805,8 @@ def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, 
     readable = [n for n in budgets if n not in shut]
     built = (str(table["construction"].iloc[0]) if "construction" in table
              and len(table) else "band")
-    bound = {"band": "band", "budgets": "interval"}.get(built, "bound")
+    bound = {"band": "band", "top_band": "band",
+             "budgets": "interval"}.get(built, "bound")
     sentences = []
     if shut:
         sentences.append(
@@ -829,6 +833,8 @@ def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, 
                "verdicts are expected by chance with many pairs")
     else:
         what = {"band": "each band",
+                "top_band": "each band, exact over the better half of the "
+                            "order statistics",
                 "budgets": "each model's exact intervals at the budgets read, "
                            "together"}.get(built, "each model's bounds (exact "
                                                   "intervals at the budgets read "

@@ -60,7 +60,7 @@ LAWS = {
 }
 
 
-@pytest.mark.parametrize("construction", ["band", "budgets"])
+@pytest.mark.parametrize("construction", ["band", "top_band", "budgets"])
 @pytest.mark.parametrize("case", list(LAWS))
 def test_familywise_error_of_each_construction(case, construction):
     """Six models of 20 rounds: any strong verdict against the truth, at any
@@ -97,17 +97,21 @@ def test_the_intervals_find_more_at_few_budgets():
 
 def test_the_choice_reads_the_counts_not_the_scores():
     """auto gives the same construction for any scores of the same counts, the
-    intervals for a few budgets and the band for every budget up to the rounds."""
+    intervals for a few budgets and the top band for every budget up to the
+    rounds (never with a KS band, which has no top band)."""
     rng = np.random.default_rng(5)
     few = [evp.compare(rng.normal(size=40), rng.normal(size=40), [1, 5])
            .construction for _ in range(3)]
     assert few == ["budgets"] * 3
     every = evp.compare(rng.normal(size=40), rng.normal(size=40),
                         list(range(1, 41)))
-    assert every.construction == "band"
+    assert every.construction == "top_band"
     assert _sharper(40, np.arange(1.0, 41), band_confidence=0.8,
                     method="ld_highest_density", q=0.5, minimize=False,
-                    alpha_worse=0.1 / 40, alpha_better=0.1 / 40) == "band"
+                    alpha_worse=0.1 / 40, alpha_better=0.1 / 40) == "top_band"
+    assert _sharper(40, np.arange(1.0, 41), band_confidence=0.8, method="ks",
+                    q=0.5, minimize=False, alpha_worse=0.1 / 40,
+                    alpha_better=0.1 / 40) != "top_band"
 
 
 def test_named_budgets_choose_and_left_out_budgets_keep_the_band():
