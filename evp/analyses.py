@@ -35,6 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evp._columns import (
+    BOOKKEEPING,
+    BOOKKEEPING_PREFIXES,
+    DURATIONS,
+    INFRASTRUCTURE,
+    ORDER_COLUMNS,
+    TASK_NAMES,
+    bare_name,
+    is_hyperparameter,
+)
 from evp._display import method_name
 from evp._numbers import cost_unit, decimals, number, shown_text
 from evp._validation import ParameterError
@@ -745,15 +755,9 @@ def budgets(results: Results, target: float | None = None) -> Budgets:
 #: What the checklist cannot know: the user fills it in.
 TO_FILL = "to fill in"
 
-# Column prefixes under which search tools record the hyperparameters (W&B and Ray
-# Tune, MLflow, Optuna, scikit-learn's cv_results_, others).
-_CONFIG_PREFIXES = ("config.", "config/", "params.", "params_", "param_", "hparams.",
-                    "hyperparameters.", "hp_")
-# Columns that describe a round but are not hyperparameters.
-_BOOKKEEPING = {"trial", "trial_id", "number", "seed", "task", "epochs", "best_epoch",
-                "status", "state", "regime", "timestamp", "date", "datetime_start",
-                "datetime_complete", "duration", "iteration", "done"}
-_INFRASTRUCTURE = ("device", "regime", "hardware", "gpu", "cpu", "hostname", "node_ip")
+# Columns that describe a round but are not hyperparameters (evp._columns).
+_NOT_HYPERPARAMETERS = (BOOKKEEPING | set(ORDER_COLUMNS) | set(TASK_NAMES)
+                        | set(INFRASTRUCTURE))
 
 
 @dataclass(frozen=True)
@@ -768,19 +772,12 @@ def hyperparameters(frame: pd.DataFrame, roles) -> dict[str, str]:
     score, group and cost columns, which are not."""
     # The grouping column (a model's name recorded as a param) is no
     # hyperparameter of the models it names.
-    named = [c for c in frame.columns if str(c).startswith(_CONFIG_PREFIXES)
-             and c not in roles]
+    named = [c for c in frame.columns if is_hyperparameter(c) and c not in roles]
     if not named:
         named = [c for c in frame.columns if c not in roles
-                 and str(c) not in _BOOKKEEPING
-                 and not str(c).startswith("versions.")
-                 and str(c) not in _INFRASTRUCTURE]
-    short = {}
-    for column in named:
-        name = str(column)
-        for prefix in _CONFIG_PREFIXES:
-            name = name.removeprefix(prefix)
-        short[column] = name
+                 and str(c) not in _NOT_HYPERPARAMETERS
+                 and not str(c).startswith(BOOKKEEPING_PREFIXES)]
+    short = {column: bare_name(column) for column in named}
     return short
 
 
@@ -850,10 +847,6 @@ def paper_value(value) -> str:
     return shown_text(value)
 
 
-# Columns in which tuners record a trial's duration (Optuna, Ray Tune, evp
-# search, W&B): the checklist's training duration when no cost is named.
-_DURATIONS = ("duration_seconds", "time_total_s", "seconds", "_runtime", "runtime",
-              "duration", "mean_fit_time")
 # What a column holds where its name does not say it, by the tool that wrote it
 # where tools differ.
 _DURATION_WORDS = {"mean_fit_time": "seconds per fit, mean over the folds",
@@ -965,7 +958,7 @@ def checklist(results: Results, strategy: str | None = None) -> Checklist:
     scores = results.scores_as_read
     hyper = hyperparameters(frame, roles)
     versions = [c for c in frame.columns if str(c).startswith("versions.")]
-    infrastructure = [c for c in frame.columns if str(c) in _INFRASTRUCTURE]
+    infrastructure = [c for c in frame.columns if str(c) in INFRASTRUCTURE]
     score_name = results.score_name
     strategy = strategy or results.strategy or TO_FILL
 
@@ -982,12 +975,12 @@ def checklist(results: Results, strategy: str | None = None) -> Checklist:
                                for column, name in hyper.items()
                                if not _missing(best[column])) or TO_FILL
         duration = TO_FILL
-        timed = results.cost or next((c for c in _DURATIONS if c in frame), None)
+        timed = results.cost or next((c for c in DURATIONS if c in frame), None)
         if timed is not None:
             cost = pd.to_numeric(rows_of_model[timed], errors="coerce").to_numpy(
                 dtype=float, na_value=np.nan)
             cost = cost[np.isfinite(cost)]
-            unit = cost_unit(timed) or ("s" if timed in _DURATIONS else "")
+            unit = cost_unit(timed) or ("s" if timed in DURATIONS else "")
             words = _DURATION_WORDS.get((results.tuner, timed),
                                         _DURATION_WORDS.get(timed))
             duration = (f"{timed}: mean {number(cost.mean())}, total "

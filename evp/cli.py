@@ -142,7 +142,7 @@ def _several_sources(args: argparse.Namespace, words: list) -> list:
 def _results(args: argparse.Namespace, group: str | None, said: Said):
     """The results RESULTS names, read as the input options say; the reader's
     notes and warnings said."""
-    from evp.readers import read_results
+    from evp.readers import POOLED_MODELS, read_results
     from evp.readers.registry import option_flags
 
     failed = args.failed
@@ -166,6 +166,9 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
                              f"score, and the scores run from {shown.min():g} to "
                              f"{shown.max():g}")
         results = analyses.with_floor(results.replace(limits=bounds))
+    if getattr(args, "pool", False):  # pooled as asked: no warning of it
+        results = results.replace(warnings=tuple(
+            w for w in results.warnings if POOLED_MODELS not in w))
     said.read(results)
     return results
 
@@ -197,68 +200,6 @@ class Said:
 def _direction(args: argparse.Namespace) -> bool | None:
     """--minimize (True), --maximize (False), or neither (None)."""
     return True if args.minimize else False if args.maximize else None
-
-
-# Names of columns that usually say which model a round belongs to.
-_GROUP_NAMES = ("model", "models", "model_name", "arm", "method", "system",
-                "algorithm", "config", "configuration", "condition", "variant",
-                "group", "name", "run_name", "architecture")
-
-
-# Where search tools keep hyperparameters: a categorical one names no model,
-# unless its name says model (a search over several models, read as one).
-_HYPERPARAMETER_PREFIXES = ("config.", "config/", "params_", "params.", "param_",
-                            "hparams.", "hyperparameters.", "parameters.", "args.")
-_MODEL_PARAMETERS = {"model", "model_name", "model_type", "arch", "architecture",
-                     "algorithm", "estimator", "classifier", "regressor", "learner"}
-# A run's state (finished, crashed) and the like name no model either: the
-# bookkeeping of MLflow, W&B and Ray Tune.
-_BOOKKEEPING = {"state", "status", "run_state", "run_status", "tags", "notes",
-                "user", "host", "hostname", "sweep", "created", "updated",
-                "run_id", "experiment_id", "trial_id", "experiment_tag", "node_ip",
-                "pid", "date", "logdir", "id", "job_type", "job type", "agent",
-                "gpu type", "gpu_type", "gpu count", "commit", "github", "url",
-                "path", "project", "entity"}
-_BOOKKEEPING_PREFIXES = ("tags.mlflow.",)
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}|$)")
-
-
-def _group_like(data, skip, *, tool: bool = False) -> list[str]:
-    """Columns that look as if they name models: text with a few repeated values,
-    or a usual name with a few values. Hyperparameters (by their namespace),
-    lists, dicts and timestamps are not model names. In a tool's record (`tool`),
-    whose other columns are its bookkeeping and the hyperparameters (W&B's
-    config columns have no namespace), only a column of a usual name counts,
-    and only if its values repeat."""
-    found = []
-    rows = len(data)
-    for column in data.columns:
-        name = str(column)
-        bare = name
-        for prefix in _HYPERPARAMETER_PREFIXES:
-            bare = bare.removeprefix(prefix)
-        if (column in skip or name.startswith(_BOOKKEEPING_PREFIXES)
-                or (name != bare and bare.strip().lower() not in _MODEL_PARAMETERS)
-                or name.strip().lower() in _BOOKKEEPING):
-            continue
-        values = data[column].dropna()
-        if values.map(lambda v: isinstance(v, list | dict | tuple | set)).any():
-            continue
-        if pd.api.types.is_datetime64_any_dtype(values) or values.map(
-                lambda v: isinstance(v, str) and bool(_TIMESTAMP.match(v))).all():
-            continue
-        distinct = values.nunique()
-        if distinct < 2 or distinct > max(2, rows // 2):
-            continue
-        text = values.map(lambda v: isinstance(v, str)).all()
-        named = (name.strip().lower() in _GROUP_NAMES
-                 or bare.strip().lower() in _MODEL_PARAMETERS)
-        if tool and (not named or distinct == len(values)):
-            continue
-        if text or (named and distinct <= 20):
-            found.append(str(column))
-    # Usual names first.
-    return sorted(found, key=lambda c: c.lower() not in _GROUP_NAMES)
 
 
 def _single_model_name(path: str) -> str:
@@ -352,24 +293,13 @@ def curve(args: argparse.Namespace) -> tuple[int, Said]:
     ns = _budgets(args.ns)
     results = _results(args, args.group, said)
     if args.group is None:
-        frame = results.frame
-        # A tool's record (scikit-learn's, MLflow's, W&B's) as a plain file: a
-        # column naming models is not pooled silently.
-        suspects = (_group_like(frame, {results.score, results.cost, results.order,
-                                        results.runs},
-                                tool=results.tuner is not None)
-                    if results.group is None else [])
-        if suspects and not args.pool:
-            first = frame[suspects[0]].dropna()
-            values = list(dict.fromkeys(first.astype(str)))
-            shown = ", ".join(values[:5]) + (", …" if len(values) > 5 else "")
-            others = (f" (also {', '.join(map(repr, suspects[1:]))})"
-                      if len(suspects) > 1 else "")
-            raise UsageError(
-                f"column {suspects[0]!r}{others} looks like it names models "
-                f"({len(values)} values: {shown}): give --group {suspects[0]} for "
-                f"one curve per model, or --pool to treat all {len(frame)} rows as "
-                "one model")
+        from evp.readers import POOLED_MODELS
+
+        # A column naming models is not pooled silently: read_results warns
+        # of it (evp.readers.POOLED_MODELS), and the command refuses.
+        pooled = [w for w in results.warnings if POOLED_MODELS in w]
+        if pooled and not args.pool:
+            raise UsageError(pooled[0])
         # One model, named after the file rather than the score.
         results = results.replace(
             name=results.name or _single_model_name(args.results))

@@ -12,7 +12,7 @@ PACKAGE = ROOT / "evp"
 
 LAYERS = {
     "foundation": {"_validation", "_workspace", "_display", "_output",
-                   "_escape", "_numbers", "_optional"},
+                   "_escape", "_numbers", "_optional", "_columns"},
     "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
                    "anytime", "planning", "multiple", "_step_cdf",
                    "_order_statistics"},
@@ -20,6 +20,7 @@ LAYERS = {
     "readers": {"readers", "readers.files", "readers.tuners", "readers.sklearn",
                 "readers.mlflow", "readers.wandb", "readers.registry",
                 "readers.kerastuner", "readers.smac", "readers._options",
+                "readers._policy", "readers._roles",
                 "readers.testing", "datasets", "tuners"},
     "tables": {"tables", "ranking"},
     "analyses": {"analyses"},

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp._columns import KEPT_NAMES
 from evp._optional import import_optional_dependency
 from evp._validation import reason as _reason
 from evp.readers._options import Option
@@ -204,13 +205,6 @@ _MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan"
 # Bigger files than this are read column by column: only the columns the
 # reader needs, with a progress bar.
 BIG_FILE = 64 * 2**20
-# Columns read from a big file besides the roles: what the readers and the
-# command line look for by name (a run's state, the trial order, model names).
-_KEPT_NAMES = ("state", "status", "run_state", "run_status", "trial",
-               "trial_number", "trial_index", "number", "iteration", "step", "_step",
-               "round", "model", "models", "model_name", "arm", "method", "system",
-               "algorithm", "config", "configuration", "condition", "variant",
-               "group", "name", "run_name", "architecture", "task")
 # How much of a file's start is read to sniff its delimiter and decimal mark.
 _SAMPLE_CHARACTERS = 1 << 20
 # What a damaged compressed file raises while it is read.
@@ -415,7 +409,7 @@ def read_table(path: Path, sep: str | None = None,
     if big and not _is_tool_export(header):
         wanted = {str(c) for c in columns if c is not None}
         options["usecols"] = lambda c: (c in wanted
-                                        or str(c).strip().lower() in _KEPT_NAMES)
+                                        or str(c).strip().lower() in KEPT_NAMES)
     try:
         frame = (_read_big(path, options) if big
                  else pd.read_csv(path, **options))
