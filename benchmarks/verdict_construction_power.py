@@ -1,6 +1,8 @@
-"""Strong verdicts on HPOBench's grids: the bands over every budget against the
-sharper construction chosen when budgets are named (exact intervals at those
-budgets, or the band, per model).
+"""Strong verdicts on HPOBench's grids, construction by construction: the band
+over every budget, the top band (a band over every budget, exact over the
+better half of the order statistics only), exact intervals at the budgets
+named, and "auto", the sharpest of them per model, which is what
+compare_all, best_set and the report do when budgets are named.
 
 * **Truths.** HPOBench's tabular grids (8 OpenML datasets, 30,000
   configurations × 5 seeds each; see verdict_power_real_calibration.py): a
@@ -8,27 +10,34 @@ budgets, or the band, per model).
   by one hyperparameter's values: M = 3, 5 or 10 of its levels, spread over its
   range (hyperparameters with fewer levels are skipped for that M). A model's
   truth is every score of its configurations, so its median curve is exact.
-* **Cells.** N = 20, 50, 100 or 200 rounds of each model, budgets 1, 2, 5, 10,
-  20 (those up to N), 80% confidence, WORLDS worlds per cell, seeded.
+* **Cells.** N = 20, 50, 100 or 200 rounds of each model; budgets named: five
+  a user reads (1, 2, 5, 10, 20, those up to N) or every budget from 1 to 20;
+  80% confidence, WORLDS worlds per cell, seeded; 832 cells.
 * **Read** (evp.multiple.simulate_many): the family-wise error of the strong
   verdicts, the best set's coverage, and the share of truly ordered
-  pair-budgets with a strong verdict, overall and per budget, for
-  construction="band" (today's) and "auto" (what compare_all does with budgets
-  named).
+  pair-budgets with a strong verdict, overall and per budget.
 
-Measured (500 worlds a cell, 416 cells; benchmarks/verdict_construction_power.csv):
-the share of truly ordered pair-budgets with a strong verdict rises from 0.054
-to 0.069 (M = 3, N = 20), 0.280 to 0.295 (M = 3, N = 100), 0.225 to 0.246 (M = 5,
-N = 100), 0.127 to 0.173 (M = 10, N = 100) and 0.211 to 0.271 (M = 10, N = 200);
-equal where the band stays the sharper (M = 5 and 10, N = 20). Verdicts reach
-past the band's opening: at M = 10, N = 100, n = 10, from 0 to 0.176; at M = 10,
-N = 200, n = 20, from 0 to 0.232. The worst family-wise error of the strong
-verdicts in any cell is 0.004 with either construction (0.2 allowed), and the
-best set drops a truly best model in at most 0.4% of worlds.
+Measured (2,000 worlds a cell; benchmarks/verdict_construction_power.csv), the
+share of truly ordered pair-budgets with a strong verdict, band → auto:
+
+* five budgets named (auto mostly takes the intervals): M = 3: 0.054 → 0.069
+  (N = 20), 0.280 → 0.296 (N = 100), 0.412 → 0.447 (N = 200); M = 5, N = 100:
+  0.225 → 0.246; M = 10: 0.127 → 0.173 (N = 100), 0.211 → 0.271 (N = 200);
+  equal where the band is as sharp (M = 5 and 10, N = 20);
+* every budget 1–20 named (auto takes the top band, the intervals being the
+  widest there): M = 3: 0.207 → 0.233 (N = 100), M = 5, N = 100: 0.150 → 0.167,
+  M = 10: 0.087 → 0.097 (N = 100), 0.207 → 0.236 (N = 200).
+
+Verdicts reach past the budget where every band opens: with five budgets, at
+M = 10, N = 100, n = 10 from 0 to 0.176, at M = 10, N = 200, n = 20 from 0 to
+0.233; with every budget, at M = 10, N = 100, n = 10 from 0 to 0.169 and at
+N = 200, n = 20 from 0 to 0.220. The worst family-wise error of the strong
+verdicts in any cell is 0.003 (0.2 allowed) and the best set drops a truly
+best model in at most 0.3% of worlds, with every construction.
 
 Resumable: one JSON line per cell in the output file (default
 verdict_construction_power.jsonl in the working directory). Run nice, on one
-core:
+core (about a minute at 500 worlds):
 
     nice -n 10 python benchmarks/verdict_construction_power.py [worlds] [out]
 
@@ -38,6 +47,7 @@ writes the summary benchmarks/verdict_construction_power.csv.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
@@ -52,7 +62,10 @@ from evp.multiple import simulate_many
 
 MODELS = (3, 5, 10)
 ROUNDS = (20, 50, 100, 200)
-BUDGETS = np.array([1, 2, 5, 10, 20])
+#: The budgets named: five a user reads, or every budget up to 20 (a curve's
+#: worth, where a band pays less than intervals at each).
+BUDGET_SETS = {"five": np.array([1, 2, 5, 10, 20]), "every": np.arange(1, 21)}
+CONSTRUCTIONS = ("band", "top_band", "budgets", "auto")
 CONFIDENCE = 0.8
 SUMMARY = Path(__file__).with_name("verdict_construction_power.csv")
 
@@ -74,16 +87,17 @@ def run(worlds: int = 200, out: str = "verdict_construction_power.jsonl"):
                 if count < models:
                     continue
                 laws = truths(scores, levels, column, count, models)
-                for rounds in ROUNDS:
-                    key = f"{dataset}/{name}/{models}/{rounds}"
+                for rounds, (named, budgets) in itertools.product(
+                        ROUNDS, BUDGET_SETS.items()):
+                    key = f"{dataset}/{name}/{models}/{rounds}/{named}"
                     if key in done:
                         continue
-                    ns = BUDGETS[rounds >= BUDGETS]
+                    ns = budgets[rounds >= budgets]
                     started = time.perf_counter()
                     row = {"key": key, "dataset": dataset, "hyperparameter": name,
-                           "models": models, "rounds": rounds,
-                           "budgets": ns.tolist(), "worlds": worlds}
-                    for construction in ("band", "auto"):
+                           "models": models, "rounds": rounds, "named": named,
+                           "ns": ns.tolist(), "worlds": worlds}
+                    for construction in CONSTRUCTIONS:
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             found = simulate_many(
@@ -107,23 +121,26 @@ def table(out: str = "verdict_construction_power.jsonl"):
     rows = []
     for line in Path(out).read_text().splitlines():
         cell = json.loads(line)
-        for construction in ("band", "auto"):
+        for construction in CONSTRUCTIONS:
             found = cell[construction]
-            row = {"models": cell["models"], "rounds": cell["rounds"],
-                   "construction": construction,
+            row = {"budgets named": cell["named"], "models": cell["models"],
+                   "rounds": cell["rounds"], "construction": construction,
                    "power": found["strong_right"],
                    "wrong strong": found["wrong_strong"],
                    "best set missed": 1 - found["covered"]}
-            for n, p in zip(cell["budgets"], found["strong_right_by_budget"],
+            for n, p in zip(cell["ns"], found["strong_right_by_budget"],
                             strict=True):
                 row[f"power n={n}"] = p
             rows.append(row)
     frame = pd.DataFrame(rows)
-    power = [c for c in frame if c.startswith("power")]
-    summary = frame.groupby(["models", "rounds", "construction"]).agg(
+    power = sorted((c for c in frame if c.startswith("power")),
+                   key=lambda c: int(c.removeprefix("power n=") or 0)
+                   if c != "power" else -1)
+    keys = ["budgets named", "models", "rounds", "construction"]
+    summary = frame.groupby(keys).agg(
         {**{c: "mean" for c in power}, "wrong strong": "max",
          "best set missed": "max"}).round(3)
-    summary["cells"] = frame.groupby(["models", "rounds", "construction"]).size()
+    summary["cells"] = frame.groupby(keys).size()
     summary.to_csv(SUMMARY)
     print(summary.to_string())
 
