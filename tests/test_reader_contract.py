@@ -118,7 +118,7 @@ def test_the_optuna_reader(tmp_path):
     results = check_reader(_reader("optuna"), url, failed=2)
     assert results.frame["number"].tolist() == list(range(8))
     # The pruned trial is left out, not a failed round.
-    assert "1 trial(s) pruned or running left out" in results.notes[0]
+    assert "1 not finished, left out (PRUNED 1)" in results.notes[0]
 
 
 def test_the_keras_tuner_reader():

@@ -97,7 +97,7 @@ def test_pruned_trials_are_left_out_or_read_as_failed_rounds(storage):
     frame = results.frame
     assert len(frame) == 9 and frame["state"].iloc[-1] == "PRUNED"
     assert results.failed == (3, 6, 9) and np.isposinf(frame["value"].iloc[-1])
-    assert "3 failed trial(s) (state FAIL or PRUNED)" in results.notes[0]
+    assert "3 failed (FAIL 2, PRUNED 1)" in results.notes[0]
     with pytest.raises(ValueError, match=r"^pruned must be one of"):
         read_results(path, pruned="worst")
     with pytest.raises(ValueError, match=r"^pruned='failed' is for an Optuna "

@@ -87,8 +87,8 @@ def test_an_optuna_study_reads_its_completed_trials(study_db):
     left_out = len(study.trials) - len(trials)
     note = read.notes[0]
     assert f"{len(trials)} completed" in note
-    assert f"{len(failed)} failed trial(s) (state FAIL)" in note
-    assert f"{left_out - len(failed)} trial(s) pruned or running left out" in note
+    assert f"{len(failed)} failed (FAIL {len(failed)})" in note
+    assert f"{left_out - len(failed)} not finished, left out (" in note
     assert any(f"{len(failed)} failed round(s) of {len(trials) + len(failed)} "
                "dropped" in n for n in read.notes)
     assert read.dropped and set(data["state"]) == {"COMPLETE"}

@@ -59,6 +59,14 @@ import pandas as pd
 from evp._optional import import_optional_dependency
 from evp._validation import as_choice
 from evp.readers._options import Option
+from evp.readers._trials import (
+    COMPLETED,
+    FAILED,
+    UNFINISHED,
+    Objective,
+    Trial,
+    trial_table,
+)
 from evp.readers.files import (
     natural,
     not_sqlite,
@@ -281,6 +289,23 @@ def _attributes(trials) -> list[str]:
     return list(dict.fromkeys(c for t in trials for c in _attribute_columns(t)))
 
 
+def _trial(trial, objectives, several, State, failing) -> Trial:
+    """One Optuna trial: completed, failed (a failed trial, or pruned when
+    read as failed: what it reported is not its final score), or not
+    finished (pruned, running, waiting)."""
+    values = (trial.values if trial.values is not None
+              else [math.nan] * len(objectives))
+    row = {**several, **dict(zip(objectives, values, strict=True)),
+           "number": trial.number, "state": trial.state.name,
+           "duration_seconds": (trial.duration.total_seconds()
+                                if trial.duration is not None else math.nan),
+           **{f"params_{k}": v for k, v in trial.params.items()},
+           **_attribute_columns(trial)}
+    fate = (COMPLETED if trial.state == State.COMPLETE else FAILED
+            if trial.state in failing else UNFINISHED)
+    return Trial(row, fate, trial.state.name, trial.number)
+
+
 def read_optuna(study_or_storage, *, study=None, objective: str | None = None,
                 pruned: str = "drop") -> Results:
     """The finished trials of an Optuna study (or several), one row per trial.
@@ -309,13 +334,14 @@ def read_optuna(study_or_storage, *, study=None, objective: str | None = None,
     Returns
     -------
     evp.Results
-        Its frame's columns: the objectives, ``number``, ``state`` (``COMPLETE``,
-        or ``FAIL`` for a trial that raised or returned no number: a failed
-        round, whose objective is missing), ``duration_seconds`` and
-        ``params_<name>`` per hyperparameter, in trial-number order (with
-        ``study`` first for several studies); pruned and running trials are left
+        One row per trial (:func:`evp.readers._trials.trial_table`): the
+        score first, then ``number``, then (for several studies) ``study`` and
+        ``tuner``, the other objectives, ``state`` (``COMPLETE``, or ``FAIL``
+        for a trial that raised or returned no number: a failed round, whose
+        score is missing), ``duration_seconds``, ``params_<name>`` per
+        hyperparameter and the attributes; pruned and running trials are left
         out and counted in the note. ``minimize`` is the objective's direction;
-        the rows are in trial order.
+        the rows are in trial-number order.
 
     Raises
     ------
@@ -366,38 +392,17 @@ def _read_optuna(study_or_storage, study, objective, pruned, stack) -> Results:
         else:
             minimize = None  # the study's direction is its objectives'
         failing = (State.FAIL, State.PRUNED) if pruned == "failed" else (State.FAIL,)
-        finished = [t for t in trials if t.state in (State.COMPLETE, *failing)]
-        if not any(t.state == State.COMPLETE for t in finished):
-            raise ValueError(f"path_or_frame: the study {loaded.study_name!r} has no "
-                             f"completed trials ({len(trials)} in all)")
-        rows = []
-        for trial in sorted(finished, key=lambda t: t.number):
-            values = (trial.values if trial.values is not None
-                      and trial.state != State.PRUNED else [math.nan] * len(objectives))
-            row = ({"study": loaded.study_name, "tuner": family(loaded.study_name)}
+        several = ({"study": loaded.study_name, "tuner": family(loaded.study_name)}
                    if len(studies) > 1 else {})
-            row.update(zip(objectives, values, strict=True))
-            row["number"] = trial.number
-            row["state"] = trial.state.name
-            row["duration_seconds"] = (trial.duration.total_seconds()
-                                       if trial.duration is not None else math.nan)
-            row.update({f"params_{k}": v for k, v in trial.params.items()})
-            row.update(_attribute_columns(trial))
-            if trial.state == State.PRUNED:
-                row[chosen] = math.nan  # whatever it was when pruned, not final
-            rows.append(row)
-        frames.append(pd.DataFrame(rows))
-        failed = sum(t.state in failing for t in finished)
-        others = len(trials) - len(finished)
-        said = ("minimized" if minimize else "maximized" if minimize is not None
-                else "a trial attribute: the study's direction is its objective's, "
-                     "not its")
-        notes.append(
-            f"Optuna study {loaded.study_name!r}: {len(finished) - failed} completed "
-            f"trials, objective {chosen!r} ({said})"
-            + (f"; {failed} failed trial(s) (state "
-               f"{' or '.join(s.name for s in failing)})" if failed else "")
-            + (f"; {others} trial(s) pruned or running left out" if others else ""))
+        frame, note = trial_table(
+            (_trial(t, objectives, several, State, failing) for t in trials),
+            Objective(chosen, minimize,
+                      None if chosen in objectives else
+                      "a trial attribute: the study's direction is its "
+                      "objective's, not its"),
+            what=f"Optuna study {loaded.study_name!r}", order="number")
+        frames.append(frame)
+        notes.append(note)
     names = ", ".join(repr(s.study_name) for s in studies)
     if len(directions) > 1:
         raise ValueError(f"study: the studies {names} optimise "
