@@ -88,7 +88,7 @@ def test_a_random_search_reads_every_finished_trial_in_creation_order():
     assert "6 completed trials" in note
     assert "objective 'val_accuracy' (maximized)" in note
     assert "averaged over the trial's executions" in note
-    assert "2 failed trial(s) (FAILED 2): failed rounds (state 'failed')" in note
+    assert "2 failed (FAILED 2): failed rounds (state 'failed')" in note
     assert "2 trial(s) ran more than once (retries)" in note  # run_times 2
     assert "in the order they were created" in note
 
@@ -183,7 +183,7 @@ def test_an_interrupted_search_leaves_its_running_trial_out():
     np.testing.assert_array_equal(results.scores_as_read["interrupted"],
                                   [0.8125, 0.5874999761581421])
     assert results.frame["trial_id"].tolist() == ["0", "1"]
-    assert "1 RUNNING trial(s) not finished, left out" in results.notes[0]
+    assert "1 not finished, left out (RUNNING 1)" in results.notes[0]
 
 
 def test_an_invalid_trial_is_a_failed_round(tmp_path):

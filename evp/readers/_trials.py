@@ -19,7 +19,7 @@ every tuner:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -70,13 +70,18 @@ class Objective:
         ``minimized`` or ``maximized``, or that the direction is not recorded.
     more : str, optional
         What follows, in the same clause (how each trial's score was made).
+    name : str, optional
+        The objective's name, where the score's column is another.
+    label : str, default "objective"
+        What the note calls it.
     """
 
     column: str
     minimize: bool | None = None
     words: str | None = None
     more: str = ""
-    name: str | None = field(default=None)
+    name: str | None = None
+    label: str = "objective"
 
     @property
     def said(self) -> str:
@@ -140,7 +145,7 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
     frame = pd.DataFrame(rows)
     first = [score] + ([order] if order is not None and order in frame else [])
     frame = frame[[*first, *[c for c in frame.columns if c not in first]]]
-    note = (f"{what}: {len(completed)} completed trials, objective "
+    note = (f"{what}: {len(completed)} completed trials, {objective.label} "
             f"{objective.name or score!r} ({objective.said}){objective.more}")
     if failed:
         note += f"; {len(failed)} failed ({_tally(failed)}){failed_means}"

@@ -94,8 +94,7 @@ import math
 import re
 from pathlib import Path
 
-import pandas as pd
-
+from evp.readers import _trials
 from evp.readers.files import json_record, natural, number, record_folder
 from evp.results import ASSUMED_DIRECTION, Results
 
@@ -328,11 +327,6 @@ def read(source, *, score=None) -> Results:
         records = kept
 
     finished = [r for r in records if r["status"] in COMPLETED + FAILED]
-    unfinished = {}
-    for r in records:
-        if r not in finished:
-            status = str(r["status"]) if r["status"] is not None else "no status"
-            unfinished[status] = unfinished.get(status, 0) + 1
     completed = [r for r in finished if r["status"] in COMPLETED
                  and not math.isnan(number(r["record"].get("score")))]
     if not completed:
@@ -370,17 +364,12 @@ def read(source, *, score=None) -> Results:
     else:
         numbers, where = None, None
 
-    rows = []
-    for r in finished:
-        record, metrics = r["record"], r["metrics"]
-        ok = r in completed
+    def trial(r) -> _trials.Trial:
+        record, metrics, ok = r["record"], r["metrics"], r in completed
         best_step = record.get("best_step") if ok else None
-        row = {column: math.nan}
-        row["trial_number"] = numbers[r["id"]] if numbers else math.nan
-        row["trial_id"] = r["id"]
-        row["state"] = "completed" if ok else "failed"
-        row["status"] = r["status"]
-        row["best_step"] = best_step
+        row = {"trial_number": numbers[r["id"]]} if numbers else {}
+        row.update(trial_id=r["id"], state="completed" if ok else "failed",
+                   status=r["status"], best_step=best_step)
         for metric, (_, steps) in metrics.items():
             key = f"metrics.{metric}" if metric in _RESERVED else metric
             row[key] = _at(steps, best_step) if ok else math.nan
@@ -392,63 +381,52 @@ def read(source, *, score=None) -> Results:
             key = str(key)
             row[key if key.startswith("tuner/") else f"hyperparameters.{key}"] = value
         row["message"] = None if ok else _message(record)
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    if numbers:
-        frame = frame.sort_values("trial_number", kind="stable").reset_index(drop=True)
-        frame["trial_number"] = frame["trial_number"].astype(int)
-    else:
-        frame = frame.drop(columns="trial_number")
-    if frame["best_step"].isna().all():
-        frame = frame.drop(columns="best_step")
+        fate = (_trials.COMPLETED if ok else _trials.FAILED if r in finished
+                else _trials.UNFINISHED)
+        status = str(r["status"]) if r["status"] is not None else None
+        return _trials.Trial(row, fate, status, numbers[r["id"]] if numbers else None)
 
-    failed = len(finished) - len(completed)
-    failed_statuses = _counts([r for r in finished if r not in completed])
+    minimize = direction == "min"
+    if objective is None:
+        about = _trials.Objective(
+            column, label="score", words="not the objective: no recorded metric "
+            "equals the trials' scores; each trial's value at its best step")
+    else:
+        about = _trials.Objective(column, minimize, name=objective, more=(
+            ", each trial's score the oracle's: the objective at the best epoch, "
+            "averaged over the trial's executions" + (
+                f"; score {column!r}, not the objective: each trial's value at "
+                "the objective's best step" if column != objective else "")))
     runs = oracle.get("run_times")
     retried = (sum(1 for r in finished if isinstance(runs, dict)
                    and number(runs.get(r["id"])) > 1) if runs else 0)
-    minimize = direction == "min"
-    note = f"KerasTuner project {name!r}: {len(completed)} completed trials"
-    if objective is not None:
-        note += (f", objective {objective!r} "
-                 f"({'minimized' if minimize else 'maximized'}), each trial's score "
-                 "the oracle's: the objective at the best epoch, averaged over the "
-                 "trial's executions")
-    if column != objective:
-        note += (f"; score {column!r}, not the objective"
-                 + (": each trial's value at the objective's best step"
-                    if objective is not None else
-                    " (no recorded metric equals the trials' scores): each trial's "
-                    "value at its best step"))
-    if failed:
-        note += (f"; {failed} failed trial(s) ("
-                 + ", ".join(f"{k} {v}" for k, v in failed_statuses.items())
-                 + "): failed rounds (state 'failed')")
-    if retried:
-        note += f"; {retried} trial(s) ran more than once (retries)"
-    if unfinished:
-        note += ("; " + ", ".join(f"{v} {k}" for k, v in unfinished.items())
-                 + " trial(s) not finished, left out")
-    if unrecorded:
-        shown = ", ".join(sorted(unrecorded, key=natural)[:5]) + (
-            ", …" if len(unrecorded) > 5 else "")
-        note += (f"; {len(unrecorded)} trial folder(s) without a trial.json not "
-                 f"read ({shown}): created but never recorded, as when the search "
-                 "stopped while they ran, or their records lost")
-    if other_brackets:
-        note += (f"; Hyperband: only its last bracket's {len(records)} trial(s) "
-                 f"read (random configurations trained for max_epochs); "
-                 f"{other_brackets} trial(s) of its other brackets left out (fewer "
-                 "epochs, or promoted by successive halving: not comparable rounds)")
-    note += (f"; trials in the order they were created ({where})" if numbers
-             else "; the order the trials ran is not recorded")
+    shown = ", ".join(sorted(unrecorded, key=natural)[:5]) + (
+        ", …" if len(unrecorded) > 5 else "")
+    frame, note = _trials.trial_table(
+        map(trial, records), about, what=f"KerasTuner project {name!r}",
+        order="trial_number", failed_means=": failed rounds (state 'failed')",
+        details=(
+            retried and f"{retried} trial(s) ran more than once (retries)",
+            unrecorded and (
+                f"{len(unrecorded)} trial folder(s) without a trial.json not read "
+                f"({shown}): created but never recorded, as when the search "
+                "stopped while they ran, or their records lost"),
+            other_brackets and (
+                f"Hyperband: only its last bracket's {len(records)} trial(s) read "
+                f"(random configurations trained for max_epochs); "
+                f"{other_brackets} trial(s) of its other brackets left out (fewer "
+                "epochs, or promoted by successive halving: not comparable "
+                "rounds)"),
+            f"trials in the order they were created ({where})" if numbers
+            else "the order the trials ran is not recorded"))
+    if frame["best_step"].isna().all():
+        frame = frame.drop(columns="best_step")
     if column == objective and objective is not None:
         said = (f"the KerasTuner objective's direction ({direction}), as the trials "
                 f"record it for {objective!r}")
         minimized = minimize
     else:
         said, minimized = ASSUMED_DIRECTION, False
-    frame = frame[[column, *[c for c in frame.columns if c != column]]]
     return Results(frame, score=column, minimize=minimized, direction=said,
                    notes=(note,), tuner="keras tuner", name=name,
                    ordered=numbers is not None,
