@@ -730,7 +730,8 @@ def test_a_ray_trial_that_never_reported_is_a_failed_round(tmp_path):
     results = read_results(folder, metric="acc", mode="max", failed="worst")
     assert results.failed == (3,)  # in trial order: t_2 by its folder's name
     assert "NO_REPORT" in set(results.frame["state"])
-    assert "1 trial(s) that never reported 'acc': failed rounds" in results.notes[0]
+    assert "1 failed (NO_REPORT 1): failed rounds (NO_REPORT: never reported 'acc')" \
+        in results.notes[0]
 
 
 # ------------------------------------------------------ 9. bounded cost

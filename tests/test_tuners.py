@@ -229,12 +229,13 @@ def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
     assert read.minimize is False and read.name == "exp"
     assert read.direction == "Ray Tune's mode='max'"
     note = read.notes[0]
-    assert "3 trials, each trial's highest report of 'acc'" in note
-    assert "1 trial(s) that stopped with an error: failed rounds" in note
+    assert ("3 completed trials, objective 'acc' (maximized), each trial's "
+            "highest report") in note
+    assert "1 failed (ERROR 1): failed rounds (ERROR: stopped with an error)" in note
     last = read_results(tune_folder, metric="acc", mode="max", per_trial="last",
                         failed="drop")
     assert last.frame["acc"].tolist() == [0.6, 0.2, 0.8]
-    assert "each trial's last report of 'acc'" in last.notes[0]
+    assert "each trial's last report (per_trial='last'" in last.notes[0]
     # Picked by the lowest loss, scored by the accuracy of that report: the mode
     # is the loss's direction, not the accuracy's.
     by_loss = read_results(tune_folder, metric="loss", mode="min", score="acc",
@@ -277,8 +278,8 @@ def test_the_command_line_reads_a_ray_tune_folder(tune_folder, capsys):
     assert main(["curve", str(tune_folder), "--metric", "loss", "--mode", "min",
                  "--ns", "1", "--failed", "drop"]) == 0
     out, err = capsys.readouterr()
-    assert err.startswith("note: Ray Tune experiment 'exp': 3 trials, each trial's "
-                          "lowest report of 'loss'")
+    assert err.startswith("note: Ray Tune experiment 'exp': 3 completed trials, "
+                          "objective 'loss' (minimized), each trial's lowest report")
     # V at n = 1 is the mean of the chosen reports: (0.6 + 1.1 + 0.5) / 3.
     assert f"{(0.6 + 1.1 + 0.5) / 3:.4f}" in out and "exp" in out
     # The README's example: picked by the lowest loss, the accuracy is still a

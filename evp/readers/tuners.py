@@ -561,17 +561,15 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
     if not trials:
         raise ValueError(f"path_or_frame: {folder} holds no Ray Tune trial folders "
                          "(folders with result.json or progress.csv)")
-    rows, keys, errored, silent = [], [], 0, 0
     seen: set[str] = set()
+    read = []
     for trial in trials:
         reports = _reports(trial)
+        config = _flatten(_config(trial, reports), "config/")
+        place = _trial_order(trial, reports)
         if (trial / "error.txt").is_file() or (trial / "error.pkl").is_file():
             # A failed round, whatever it reported before it stopped.
-            errored += 1
-            row = {metric: math.nan, "state": "ERROR"}
-            row.update(_flatten(_config(trial, reports), "config/"))
-            rows.append(row)
-            keys.append(_trial_order(trial, reports))
+            read.append(Trial({"state": "ERROR", **config}, FAILED, "ERROR", place))
             continue
         for report in reports:
             seen.update(report)
@@ -579,42 +577,35 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
         finite = np.flatnonzero(np.isfinite(values))
         if finite.size == 0:
             # It never reported the metric: a failed round, like an error.
-            silent += 1
-            row = {metric: math.nan, "state": "NO_REPORT"}
-            row.update(_flatten(_config(trial, reports), "config/"))
-            rows.append(row)
-            keys.append(_trial_order(trial, reports))
+            read.append(Trial({"state": "NO_REPORT", **config}, FAILED, "NO_REPORT",
+                              place))
             continue
         if per_trial == "last":
             chosen = finite[-1]
         else:
             pick = np.nanargmax if mode == "max" else np.nanargmin
             chosen = int(pick(np.where(np.isfinite(values), values, np.nan)))
-        report = {k: v for k, v in reports[chosen].items() if k != "config"}
-        report = {k: v for k, v in report.items() if not isinstance(v, dict)}
-        row = {metric: values[chosen], **report, "state": "TERMINATED"}
-        row.update(_flatten(_config(trial, reports), "config/"))
-        rows.append(row)
-        keys.append(_trial_order(trial, reports))
-    if len(rows) == errored + silent:
+        report = {k: v for k, v in reports[chosen].items()
+                  if k != "config" and not isinstance(v, dict)}
+        read.append(Trial({**report, metric: values[chosen], "state": "TERMINATED",
+                           **config}, COMPLETED, "TERMINATED", place))
+    if all(t.fate == FAILED for t in read):
         available = sorted(k for k in seen if k != "config")
         why = (f"no trial reported {metric!r}; they reported: "
                f"{', '.join(available)}" if seen
                else f"none of its {len(trials)} trial(s) reported anything usable")
         raise ValueError(f"metric: {why}")
-    order = sorted(range(len(rows)), key=keys.__getitem__)
-    frame = pd.DataFrame([rows[i] for i in order])
-    frame = frame[[metric, *[c for c in frame.columns if c != metric]]]
     which = (f"each trial's {'highest' if mode == 'max' else 'lowest'} report"
              if per_trial == "best" else "each trial's last report")
-    more = ([f"{errored} trial(s) that stopped with an error: failed rounds "
-             "(state ERROR)"] if errored else [])
-    more += [f"{silent} trial(s) that never reported {metric!r}: failed rounds "
-             "(state NO_REPORT)"] if silent else []
-    note = (f"Ray Tune experiment {folder.name!r}: {len(rows) - errored - silent} "
-            "trials, "
-            f"{which} of {metric!r} (per_trial='{per_trial}', mode='{mode}')"
-            + "".join(f"; {d}" for d in more))
+    frame, note = trial_table(
+        read, Objective(metric, mode == "min",
+                        more=f", {which} (per_trial='{per_trial}', mode='{mode}')"),
+        what=f"Ray Tune experiment {folder.name!r}",
+        failed_means=": failed rounds (" + "; ".join(
+            words for status, words in (
+                ("ERROR", "ERROR: stopped with an error"),
+                ("NO_REPORT", f"NO_REPORT: never reported {metric!r}"))
+            if any(t.status == status for t in read)) + ")")
     return Results(frame, score=metric, minimize=mode == "min",
                    direction=f"Ray Tune's mode='{mode}'", notes=(note,),
                    tuner="ray tune", name=folder.name, ordered=True,
