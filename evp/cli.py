@@ -156,7 +156,10 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
                            cost=getattr(args, "cost", None), order=args.order,
                            runs=args.runs, task=args.task,
                            failed=failed or "error", minimize=_direction(args),
-                           **{name: getattr(args, name) for name in option_flags()})
+                           **{name: getattr(args, name) for name in option_flags()},
+                           **{name: getattr(args, name) for name in
+                              getattr(args, "plugin_options", ())
+                              if getattr(args, name) is not None})
     bounds = getattr(args, "bounds", None)
     if bounds is not None:
         shown = np.concatenate(list(results.scores_as_read.values()))
@@ -775,6 +778,29 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                                   else f"{option.help} (default: {default})"))
 
 
+def _plugin_flags(commands) -> None:
+    """The plug-ins' own options (evp.readers.registry.plugin_option_flags) as
+    flags of every command that reads results, where the command leaves the
+    name free; the names added are the command's ``plugin_options``."""
+    from evp.readers.registry import plugin_option_flags
+
+    options = plugin_option_flags()
+    for command in commands.choices.values():
+        if not any(action.dest == "results" for action in command._actions):
+            continue
+        taken = {action.dest for action in command._actions}
+        added = []
+        for name, option in options.items():
+            flag = f"--{name.replace('_', '-')}"
+            if name in taken or flag in command._option_string_actions:
+                continue  # named like one of evp's: read_results' keyword only
+            default = option.default if option.default is not None else "none"
+            command.add_argument(flag, dest=name, metavar=option.metavar,
+                                 help=f"{option.help} (default: {default})")
+            added.append(name)
+        command.set_defaults(plugin_options=tuple(added))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evp", description="Judge models by their tuning effort.")
@@ -1101,6 +1127,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output folder (default: evp-runs/NOTEBOOK)")
     _input_options(own)
     own.set_defaults(handler=run)
+    _plugin_flags(commands)
     return parser
 
 
@@ -1183,7 +1210,9 @@ def _shown(text) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    with warnings.catch_warnings(record=True) as loading:
+        warnings.simplefilter("always")
+        parser = build_parser()  # the plug-ins load: their warnings said below
     args, extra = parser.parse_known_args(argv)
     if hasattr(args, "results"):
         try:
@@ -1245,7 +1274,7 @@ def main(argv: list[str] | None = None) -> int:
     names = getattr(args, "names", None)
     # Each distinct warning once, on one line, without the library's file and line.
     shown = (RuntimeWarning, UserWarning)
-    for message in dict.fromkeys(str(w.message) for w in caught
+    for message in dict.fromkeys(str(w.message) for w in (*loading, *caught)
                                  if issubclass(w.category, shown)):
         words = in_command_line_words(message, flags, names)
         print(_shown(f"evp {args.command}: warning: {words}"), file=sys.stderr)

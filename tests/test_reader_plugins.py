@@ -186,3 +186,65 @@ def test_the_library_raises_a_plugin_error(tmp_path, monkeypatch):
 def test_a_well_behaved_plugin_still_reads(tmp_path, monkeypatch):
     path = install_hostile(tmp_path, monkeypatch, "none", "none", "evp_hostile3")
     assert evp.read_results(path).tuner == "hostile"
+
+
+# A plug-in with options: "scale" (its own: a flag of every command that reads
+# results), "sep" (evp's file reader's too: the one --sep serves both) and
+# "method" (curve's own flag: the plug-in's is a keyword of read_results only).
+SCALED = '''
+import pandas as pd
+from evp import Results
+
+
+class Scaled:
+    options = {"scale": "1", "sep": " ", "method": "plain"}
+
+    def sniff(self, source):
+        return str(source).endswith(".scaled")
+
+    def read(self, source, *, score=None, scale="1", sep=" ", method="plain"):
+        with open(source) as lines:
+            rows = [line.split(sep) for line in lines if line.strip()]
+        frame = pd.DataFrame({"model": [m for m, _ in rows],
+                              "acc": [float(s) * float(scale) for _, s in rows]})
+        return Results(frame, score="acc", group="model", minimize=False,
+                       direction="the scaled format: higher is better",
+                       notes=(f"scale {scale}, sep {sep!r}, method {method}",),
+                       source=str(source))
+
+
+READER = Scaled()
+'''
+
+
+def test_a_plugins_options_are_flags_of_the_command_line(tmp_path, monkeypatch,
+                                                         capsys):
+    site = tmp_path / "site"
+    info = site / "evp_scaled-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "evp_scaled.py").write_text(SCALED)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evp-scaled\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        f"[{READERS_GROUP}]\nscaled = evp_scaled:READER\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "evp_scaled", raising=False)
+    path = tmp_path / "runs.scaled"
+    scores = {"a": [0.1, 0.2, 0.4], "b": [0.3, 0.5, 0.6]}
+    path.write_text("".join(f"{m};{s}\n" for m, ss in scores.items() for s in ss))
+    assert main(["curve", str(path), "--ns", "1", "--method", "none",
+                 "--scale", "10", "--sep", ";"]) == 0
+    out, err = capsys.readouterr()
+    # At n = 1 the expected best is the mean score, here of the scaled scores.
+    for model, ss in scores.items():
+        line = next(row for row in out.splitlines() if row.split()[0] == model)
+        assert float(line.split()[2]) == pytest.approx(10 * sum(ss) / 3, abs=1e-4)
+    assert "scale 10, sep ';', method plain" in err
+    # Its own option in every command's help; curve's --method stays curve's.
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert "--scale VALUE" in capsys.readouterr().out
+    # The library takes all three.
+    results = evp.read_results(path, sep=";", scale="2", method="m")
+    assert results.frame["acc"].max() == pytest.approx(1.2)
+    assert "method m" in results.notes[0]

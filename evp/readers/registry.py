@@ -51,7 +51,10 @@ and in that package's ``pyproject.toml``::
 
 A reader with options lists them, ``options = {"sep": " "}`` (name →
 default): read_results passes it each (``read_results("runs.toy", sep="\t")``),
-its default where the user gave none. Its tests check it against evp's
+its default where the user gave none, and each is a flag of every command that
+reads results (``evp curve runs.toy --sep TAB``; :func:`plugin_option_flags`),
+unless the command has a flag of that name already (then it is
+read_results' keyword only). Its tests check it against evp's
 contract (:func:`evp.readers.testing.check_reader`: sniff never raises, it
 claims its own source and not a CSV, its Results say their direction and
 source, rows in trial order, failed rounds marked), as every built-in reader
@@ -269,6 +272,21 @@ def option_flags() -> dict:
     for reader in READERS:
         for name, option in reader.declared.items():
             found.setdefault(name, option)
+    return found
+
+
+def plugin_option_flags() -> dict:
+    """{option: Option} of the plug-ins installed now, each once, those that
+    evp's readers do not declare (:func:`option_flags`): the command line's
+    flags for the plug-ins' options (``--NAME VALUE``, given as text)."""
+    evp_own = option_flags()
+    found: dict = {}
+    for name, reader, _ in _plugins(tuple(sys.path)):
+        for option, default in (getattr(reader, "options", None) or {}).items():
+            if option not in evp_own:
+                found.setdefault(option, Option(
+                    default, f"the {name!r} reader (a plug-in): its option "
+                             f"{option!r}", metavar="VALUE"))
     return found
 
 
