@@ -47,6 +47,7 @@ from evp._columns import (
 )
 from evp._display import method_name
 from evp._numbers import cost_unit, decimals, number, shown_text
+from evp._optional import import_optional_dependency
 from evp._validation import ParameterError
 from evp.bands import METHODS
 from evp.planning import (
@@ -253,7 +254,7 @@ class Tail(Analysis):
 
     def plot(self, **options):
         """Each model's fit and its confidence set's band, a panel each."""
-        import matplotlib.pyplot as plt
+        plt = import_optional_dependency("matplotlib.pyplot")
 
         from evp.plot import PALETTE, plot_extrapolation, theme
 

@@ -125,6 +125,7 @@ def test_without_matplotlib_a_figure_is_one_line_naming_the_extra(monkeypatch,
     """Drawing needs the notebooks extra; a core install says so in one line, for
     evp.plot, evp.report, evp.notebook and evp.analyses alike (their imports of
     matplotlib and seaborn are lazy: importing them needs neither)."""
+    import evp.analyses
     import evp.notebook
     import evp.plot
 
@@ -135,7 +136,8 @@ def test_without_matplotlib_a_figure_is_one_line_naming_the_extra(monkeypatch,
     assert str(raised.value) == said and raised.value.name == package
     if package == "matplotlib":
         for draw in (lambda: evp.plot.plot_tuning_curves({"a": [0.1, 0.3, 0.2]}),
-                     lambda: evp.notebook.budget_axis(None, 10)):
+                     lambda: evp.notebook.budget_axis(None, 10),
+                     lambda: evp.analyses.Tail.__new__(evp.analyses.Tail).plot()):
             with pytest.raises(ImportError) as raised:
                 draw()
             assert str(raised.value) == said
