@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import attrgetter
 
 import pandas as pd
 
@@ -130,19 +131,20 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
         No trial completed.
     """
     trials = list(trials)
-    completed = [t for t in trials if t.fate == COMPLETED]
-    failed = [t for t in trials if t.fate == FAILED]
-    unfinished = [t for t in trials if t.fate == UNFINISHED]
+    fates: dict = {COMPLETED: [], FAILED: [], UNFINISHED: []}
+    for trial in trials:
+        fates[trial.fate].append(trial)
+    completed, failed, unfinished = fates.values()
     if not completed:
         raise ValueError(f"path_or_frame: {what} has no completed trials "
                          f"({len(trials)} in all: {_tally(trials) or 'none'})")
     kept = [t for t in trials if t.fate != UNFINISHED]
-    if all(t.place is not None for t in kept):
-        kept = sorted(kept, key=lambda t: t.place)
+    if None not in [t.place for t in kept]:
+        kept = sorted(kept, key=attrgetter("place"))
     score = objective.column
-    rows = [{score: t.row.get(score, math.nan) if t.fate == COMPLETED else math.nan,
-             **{k: v for k, v in t.row.items() if k != score}} for t in kept]
-    frame = pd.DataFrame(rows)
+    # A failed trial's score is missing, whatever it reported.
+    frame = pd.DataFrame([t.row if t.fate == COMPLETED else {**t.row, score: math.nan}
+                          for t in kept])
     first = [score] + ([order] if order is not None and order in frame else [])
     frame = frame[[*first, *[c for c in frame.columns if c not in first]]]
     note = (f"{what}: {len(completed)} completed trials, {objective.label} "
