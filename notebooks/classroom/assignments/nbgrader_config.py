@@ -4,7 +4,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grading import EnforceRules, GradeEveryCell, RestoreHiddenTests, StripAnswerKey
+from grading import (
+    CheckResults,
+    EnforceRules,
+    GradeEveryCell,
+    RestoreHiddenTests,
+    StripAnswerKey,
+)
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -17,6 +23,7 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
     SaveAutoGrades,
 )
+from sandbox import UNSAFE_OPTION, check, refusal
 
 c = get_config()  # noqa: F821 (nbgrader defines get_config when it reads this file)
 
@@ -28,16 +35,30 @@ c.Execute.timeout = 30
 c.GradeEveryCell.timeout = 30
 c.ExecutePreprocessor.timeout = 30
 
+# Every student notebook runs in the sandbox (sandbox.py; GradeEveryCell starts
+# its kernels there): its own scratch folder,
+# no course file, no network, limits on CPU time, memory and processes, and
+# without the packages that answer the assignment. Where this machine cannot set
+# the sandbox up, autograde stops here in one line, naming the option that grades
+# without it.
+if (len(sys.argv) > 1 and sys.argv[1] == "autograde"
+        and not any(arg.startswith(UNSAFE_OPTION.split("=")[0]) for arg in sys.argv)):
+    _reason = check()
+    if _reason:
+        sys.exit(refusal(_reason))
+
 # nbgrader's own steps, with three replaced or added (grading.py says why):
 # RestoreHiddenTests for OverwriteCells (no checksum warning on untouched cells),
 # GradeEveryCell for Execute (a killed kernel or a timeout is graded zero with the
 # reason, not dropped), EnforceRules after it (forbidden helpers and changes to
-# what the tests rely on cost the tests' points, with a message).
+# what the tests rely on cost the tests' points, with a message), CheckResults
+# after it (each test's results, printed by the sandbox as plain data, compared
+# with answer_key.py here, outside the student's kernel).
 c.Autograde.sanitize_preprocessors = [
     ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreHiddenTests,
     CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [
-    GradeEveryCell, EnforceRules, IgnorePattern, ClearMetadataPreprocessor,
+    GradeEveryCell, CheckResults, EnforceRules, IgnorePattern, ClearMetadataPreprocessor,
     LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # Feedback goes to students: no hidden tests, and no tracebacks quoting them.
