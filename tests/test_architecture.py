@@ -20,7 +20,7 @@ LAYERS = {
     "readers": {"readers", "readers.files", "readers.tuners", "readers.sklearn",
                 "readers.mlflow", "readers.wandb", "readers.registry",
                 "readers.kerastuner", "readers.smac", "readers._options",
-                "readers._policy", "readers._roles",
+                "readers._policy", "readers._roles", "readers._trials",
                 "readers.testing", "datasets", "tuners"},
     "tables": {"tables", "ranking"},
     "analyses": {"analyses"},

@@ -101,7 +101,8 @@ def _tally(trials) -> str:
 
 
 def trial_table(trials, objective: Objective, *, what: str, order: str | None = None,
-                failed_means: str = "", details=()) -> tuple[pd.DataFrame, str]:
+                failed_means: str = "", details=(), logged: bool = False
+                ) -> tuple[pd.DataFrame, str]:
     """The rounds of `trials` as a table, and the note that says what was read.
 
     Parameters
@@ -118,12 +119,17 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
         What a failed trial is in this tool's words, after its tally.
     details : iterable of str
         Further clauses of the note, each said after the tally.
+    logged : bool, default False
+        Keep what failed trials logged as their score, where each row's state
+        column marks it failed in words :func:`evp.read_results` knows
+        (:data:`evp._columns.FAILED_STATES`: MLflow's ``FAILED`` and
+        ``KILLED``), so that its messages say why.
 
     Returns
     -------
     (pandas.DataFrame, str)
         One row per completed or failed trial, in their place's order; a
-        failed trial's score is missing. The note.
+        failed trial's score is missing (unless `logged`). The note.
 
     Raises
     ------
@@ -142,9 +148,10 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
     if None not in [t.place for t in kept]:
         kept = sorted(kept, key=attrgetter("place"))
     score = objective.column
-    # A failed trial's score is missing, whatever it reported.
-    frame = pd.DataFrame([t.row if t.fate == COMPLETED else {**t.row, score: math.nan}
-                          for t in kept])
+    # A failed trial's score is missing, whatever it reported (unless its state
+    # says it failed, and the score is `logged`).
+    frame = pd.DataFrame([t.row if t.fate == COMPLETED or logged
+                          else {**t.row, score: math.nan} for t in kept])
     first = [score] + ([order] if order is not None and order in frame else [])
     frame = frame[[*first, *[c for c in frame.columns if c not in first]]]
     note = (f"{what}: {len(completed)} completed trials, {objective.label} "

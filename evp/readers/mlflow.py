@@ -53,6 +53,8 @@ import pandas as pd
 from evp._optional import import_optional_dependency
 from evp._validation import _describe
 from evp.readers._options import Option
+from evp.readers._trials import COMPLETED, FAILED, Objective, Trial, trial_table
+from evp.readers._trials import UNFINISHED as UNFINISHED_RUN
 from evp.readers.files import (
     not_sqlite,
     sqlite_columns,
@@ -236,6 +238,18 @@ def _experiment(client, experiment, uri: str):
     return found
 
 
+def _trial(run) -> Trial:
+    """A run: finished (a round), failed or killed (a failed round), or not
+    ended (left out); its place, when it started."""
+    row = _row(run)
+    status = run.info.status
+    fate = (COMPLETED if status == "FINISHED" else FAILED if status in FINISHED
+            else UNFINISHED_RUN)
+    start = row["start_time"]
+    return Trial(row, fate, status, (pd.isna(start), start if pd.notna(start)
+                                     else pd.Timestamp(0, tz="UTC")))
+
+
 def _row(run) -> dict:
     info, data = run.info, run.data
     start = pd.to_datetime(info.start_time, unit="ms", utc=True) if (
@@ -353,26 +367,21 @@ def _read_mlflow(MlflowClient, uri: str, file_store: bool, experiment, score,
         except Exception as error:  # MlflowException, SQLAlchemy's, the server's
             raise ValueError(f"path_or_frame: MLflow could not read {shown}: "
                              f"{_first_line(error).replace(uri, shown)}") from None
-    rows = [_row(r) for r in runs if r.info.status in FINISHED]
-    unfinished = len(runs) - len(rows)
-    if not rows:
+    trials = [_trial(r) for r in runs]
+    ended = [t for t in trials if t.fate != UNFINISHED_RUN]
+    if not ended:
         raise ValueError(f"path_or_frame: the MLflow experiment {found.name!r} has "
                          f"no finished runs ({len(runs)} in all)")
-    frame = pd.DataFrame(rows).sort_values("start_time", kind="stable",
-                                           ignore_index=True)
-    metrics = sorted(c for c in frame.columns if str(c).startswith("metrics."))
-    column = _score(score, frame.columns, metrics, found.name)
-    counts = frame["status"].value_counts()
-    failed = [f"{int(counts[s])} {s}" for s in ("FAILED", "KILLED") if s in counts]
+    columns = list(dict.fromkeys(c for t in ended for c in t.row))
+    metrics = sorted(c for c in columns if str(c).startswith("metrics."))
+    column = _score(score, columns, metrics, found.name)
     chosen = " (the store's only experiment with runs)" if experiment is None else ""
-    note = (f"MLflow experiment {found.name!r} (id {found.experiment_id}){chosen}: "
-            f"{len(frame)} runs in the order they started, score {column!r} (each "
-            "run's last logged value)")
-    if failed:
-        note += (f"; {' and '.join(failed)} run(s): failed rounds, whatever they "
-                 "logged")
-    if unfinished:
-        note += f"; {unfinished} run(s) still running or scheduled left out"
+    frame, note = trial_table(
+        trials, Objective(column, words="its direction not recorded", more=(
+            ": each run's last logged value, the runs in the order they "
+            "started")),
+        what=f"MLflow experiment {found.name!r} (id {found.experiment_id}){chosen}",
+        failed_means=": failed rounds, whatever they logged", logged=True)
     note += "; cost column 'duration_seconds' (end_time - start_time): pass " \
             "cost='duration_seconds'"
     return Results(frame, score=column, notes=(note,), tuner="mlflow",
