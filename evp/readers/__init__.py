@@ -192,7 +192,10 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         times), ``.exchangeability`` holds each model's p-value of
         :func:`evp.exchangeability_test`, ``.notes`` report them, and
         ``.warnings`` says which models' trials look adaptive (p < 0.05): the
-        curves and bands assume independent draws (random search).
+        curves and bands assume independent draws (random search). Without
+        `group`, ``.warnings`` also names a column that looks like it names
+        models (:func:`evp._columns.model_columns`; their rounds pooled as one
+        model's, which ``evp curve`` refuses without ``--pool``) or tasks.
 
     Raises
     ------
