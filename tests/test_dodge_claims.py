@@ -189,7 +189,7 @@ def test_the_substitute_pairs_cannot_test_section_4_2(sst5):
 
 
 def simulated_rates(size, gap_in_stds, draws, rng):
-    """Two normal models of the same shape (the paper's setting: no failed runs),
+    """Two normal models of the same shape (the project's simulation, no failed runs),
     the better one ahead by `gap_in_stds` standard deviations in expected best: how
     often each estimator at n = B puts the worse one ahead."""
     std = 0.01
@@ -200,7 +200,7 @@ def simulated_rates(size, gap_in_stds, draws, rng):
             for e in "UVW"}
 
 
-def test_section_4_2_holds_in_the_papers_setting_and_w_errs_least_there():
+def test_section_4_2_holds_in_the_projects_simulation_and_w_errs_least_there():
     rates = simulated_rates(15, 0.2, 60_000, np.random.default_rng(3))
     se = np.sqrt(0.25 / 60_000)
     # U errs most (the paper's §4.2), and W, not V, errs least (against its
