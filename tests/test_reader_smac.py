@@ -95,7 +95,8 @@ def test_a_run_folder_reads_one_row_per_configuration_in_order():
                             "random configurations with probability 0.2)")
     assert raw.source == "SMAC3 run hpo/0"
     (note,) = raw.notes
-    assert note.startswith("SMAC3 run 'hpo' (seed 0): 12 configurations completed, "
+    assert note.startswith("SMAC3 run 'hpo' (seed 0): 12 completed configurations, "
+                           "objective 'cost' (minimized); "
                            "2 failed (CRASHED 2): failed rounds")
     assert ("config_origins: 3 from the initial design, 0 drawn at random, 11 "
             "proposed by the model") in note
@@ -175,9 +176,9 @@ def test_a_name_folder_reads_each_seed_as_a_model_never_pooled():
                            "runs of one adaptive tuner, never pooled as one "
                            "search: each seed is a model of its own unless read "
                            "as repeated runs of the tuner (pass runs='seed')")
-    assert "seed 1: 13 configurations completed, 1 failed (CRASHED 1)" in note
     # hpo/1's config_origins: 4 of "Random Search" (6, 8, 9, 10).
-    assert ("seed 1: 13 configurations completed, 1 failed (CRASHED 1): failed "
+    assert ("seed 1: 13 completed configurations, objective 'cost' (minimized); "
+            "1 failed (CRASHED 1): failed "
             "rounds (state 'crashed', 'killed' or 'failed'); config_origins: 3 "
             "from the initial design, 4 drawn at random, 7 proposed by the "
             "model") in note
@@ -346,7 +347,7 @@ def test_timeouts_memoryouts_and_running_trials(tmp_path):
     assert frame["status"].iloc[[1, 2]].tolist() == ["TIMEOUT", "MEMORYOUT"]
     assert math.isnan(frame["cost"].iloc[1])
     note = raw.notes[0]
-    assert "9 configurations completed, 4 failed" in note
+    assert "9 completed configurations, objective 'cost' (minimized); 4 failed" in note
     assert "TIMEOUT 1" in note and "MEMORYOUT 1" in note and "CRASHED 2" in note
     assert "1 RUNNING trial(s) left out" in note
     with pytest.raises(ValueError, match=r"rows 2, 3, 7, 11"):
@@ -551,7 +552,7 @@ def test_the_command_line_reads_a_smac_folder(capsys):
     # V at n = 1 is the mean of the nine completed costs.
     completed = [c for c in RANDOM_COSTS if not math.isnan(c)]
     assert f"{sum(completed) / 9:.4f}" in out
-    assert "note: SMAC3 run 'random' (seed 3): 9 configurations completed" in err
+    assert "note: SMAC3 run 'random' (seed 3): 9 completed configurations" in err
     assert main(["curve", str(RANDOM), "--ns", "1"]) == 2
     err = capsys.readouterr().err
     assert "1 failed round(s)" in err and "rows 6" in err

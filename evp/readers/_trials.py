@@ -101,8 +101,8 @@ def _tally(trials) -> str:
 
 
 def trial_table(trials, objective: Objective, *, what: str, order: str | None = None,
-                failed_means: str = "", details=(), logged: bool = False
-                ) -> tuple[pd.DataFrame, str]:
+                failed_means: str = "", details=(), logged: bool = False,
+                noun: str = "trials") -> tuple[pd.DataFrame, str]:
     """The rounds of `trials` as a table, and the note that says what was read.
 
     Parameters
@@ -124,6 +124,9 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
         column marks it failed in words :func:`evp.read_results` knows
         (:data:`evp._columns.FAILED_STATES`: MLflow's ``FAILED`` and
         ``KILLED``), so that its messages say why.
+    noun : str, default "trials"
+        What the rows are (SMAC3's: ``configurations``, each the mean of its
+        trials).
 
     Returns
     -------
@@ -142,7 +145,7 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
         fates[trial.fate].append(trial)
     completed, failed, unfinished = fates.values()
     if not completed:
-        raise ValueError(f"path_or_frame: {what} has no completed trials "
+        raise ValueError(f"path_or_frame: {what} has no completed {noun} "
                          f"({len(trials)} in all: {_tally(trials) or 'none'})")
     kept = [t for t in trials if t.fate != UNFINISHED]
     if None not in [t.place for t in kept]:
@@ -154,7 +157,7 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
                           else {**t.row, score: math.nan} for t in kept])
     first = [score] + ([order] if order is not None and order in frame else [])
     frame = frame[[*first, *[c for c in frame.columns if c not in first]]]
-    note = (f"{what}: {len(completed)} completed trials, {objective.label} "
+    note = (f"{what}: {len(completed)} completed {noun}, {objective.label} "
             f"{objective.name or score!r} ({objective.said}){objective.more}")
     if failed:
         note += f"; {len(failed)} failed ({_tally(failed)}){failed_means}"

@@ -124,6 +124,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp.readers._trials import COMPLETED, FAILED, Objective, Trial, trial_table
 from evp.readers.files import json_record, natural, record_folder
 from evp.readers.files import number as _number
 from evp.results import Results
@@ -343,7 +344,7 @@ def _read_run(run: Path, top: Path, score) -> dict:
                 "intensifier races challengers on a few); evp reads runs whose "
                 "configurations all ran on the same instances")
 
-    rows, counts = [], {}
+    rows = []
     first_trial = {}
     for number, t in enumerate(trials, start=1):
         first_trial.setdefault(t["config_id"], number)
@@ -380,7 +381,6 @@ def _read_run(run: Path, top: Path, score) -> dict:
             means = None
         else:
             status, state, counted = "SUCCESS", "completed", "SUCCESS"
-        counts[counted] = counts.get(counted, 0) + 1
         row = {column: math.nan if means is None else means[index]}
         for k, other in enumerate(objectives):
             if other != column:
@@ -403,9 +403,9 @@ def _read_run(run: Path, top: Path, score) -> dict:
         values = configs.get(str(config_id))
         for key, value in (values.items() if isinstance(values, dict) else ()):
             row[f"hp_{key}"] = value
-        rows.append(row)
-    completed = sum(1 for r in rows if r["state"] == "completed")
-    if not completed:
+        rows.append(Trial(row, COMPLETED if state == "completed" else FAILED,
+                          counted, first_trial[config_id]))
+    if not any(t.fate == COMPLETED for t in rows):
         tally = ", ".join(f"{k} {v}" for k, v in _tally(trials).items())
         raise ValueError(f"path_or_frame: the SMAC3 run {shown.rsplit('/', 1)[0]} "
                          "has no completed configuration ("
@@ -413,18 +413,18 @@ def _read_run(run: Path, top: Path, score) -> dict:
                             else "no trials recorded yet)"))
     # The rows in the order of their first trial in data (SMAC's submission
     # order), in which SMAC numbers the configurations.
-    frame = pd.DataFrame(rows).sort_values(_own("first_trial", objectives),
-                                           kind="stable")
+    what = f"the SMAC3 run {shown.rsplit('/', 1)[0]}"
+    frame, note = trial_table(
+        rows, Objective(column, True), what=what, noun="configurations",
+        failed_means=": failed rounds (state 'crashed', 'killed' or 'failed')",
+        details=_details(rows, objectives, len(finished), every - {None},
+                         len(running), top_budget, promoted))
     cpu = _own("cpu_seconds", objectives)
     if frame[cpu].isna().all():
         frame = frame.drop(columns=cpu)  # SMAC before 2.3 recorded no cpu_time
-    return {"frame": frame.reset_index(drop=True), "name": name,
-            "seed": scenario.get("seed"), "column": column, "objectives": objectives,
-            "completed": completed, "counts": counts, "running": len(running),
-            "promoted": promoted, "top_budget": top_budget,
-            "trials": len(finished), "instances": sorted(
-                str(i) for i in every - {None}),
-            "strategy": _strategy(scenario)}
+    return {"frame": frame, "name": name, "seed": scenario.get("seed"),
+            "column": column, "objectives": objectives,
+            "said": note[len(what) + 2:], "strategy": _strategy(scenario)}
 
 
 def _own(column: str, objectives: list[str]) -> str:
@@ -441,36 +441,34 @@ def _tally(trials) -> dict:
     return counts
 
 
-def _describe(run: dict) -> str:
-    frame = run["frame"]
-    text = f"{run['completed']} configurations completed"
-    failed = {k: v for k, v in run["counts"].items() if k != "SUCCESS"}
-    if failed:
-        text += (f", {sum(failed.values())} failed ("
-                 + ", ".join(f"{k} {v}" for k, v in failed.items())
-                 + "): failed rounds (state 'crashed', 'killed' or 'failed')")
-    if run["trials"] != len(frame):
-        trials = frame[_own("n_trials", run["objectives"])]
-        low, high = trials.min(), trials.max()
-        text += (f"; {run['trials']} trials: each configuration's score the mean "
-                 f"cost over its {low} to {high} trials (seeds"
-                 f"{' and instances' if run['instances'] else ''}), as SMAC "
-                 "averages them")
-    if run["running"]:
-        text += f"; {run['running']} RUNNING trial(s) left out"
-    if run["top_budget"] is not None:
-        text += (f"; multi-fidelity: only the configurations run at the highest "
-                 f"budget ({run['top_budget']:g}) alone are read; "
-                 f"{run['promoted']} configuration(s) run at lower budgets left "
-                 "out (promoted by successive halving, or stopped early: not "
-                 "comparable rounds)")
-    kinds = frame[_own("origin", run["objectives"])].map(_origin).value_counts()
-    text += (f"; config_origins: {kinds.get('initial design', 0)} from the "
-             f"initial design, {kinds.get('random', 0)} drawn at random, "
-             f"{kinds.get('model', 0)} proposed by the model")
-    if kinds.get("other", 0):
-        text += f", {kinds.get('other')} other"
-    return text
+def _details(rows, objectives: list[str], trials: int, instances, running: int,
+             top_budget, promoted: int) -> list[str]:
+    """What the note says of a run besides the tally: trials averaged per
+    configuration, running trials, budgets, and where configurations came
+    from."""
+    details = []
+    if trials != len(rows):
+        counts = [t.row[_own("n_trials", objectives)] for t in rows]
+        details.append(
+            f"{trials} trials: each configuration's score the mean cost over its "
+            f"{min(counts)} to {max(counts)} trials (seeds"
+            f"{' and instances' if instances else ''}), as SMAC averages them")
+    if running:
+        details.append(f"{running} RUNNING trial(s) left out")
+    if top_budget is not None:
+        details.append(
+            f"multi-fidelity: only the configurations run at the highest budget "
+            f"({top_budget:g}) alone are read; {promoted} configuration(s) run at "
+            "lower budgets left out (promoted by successive halving, or stopped "
+            "early: not comparable rounds)")
+    kinds = pd.Series([_origin(t.row[_own("origin", objectives)]) for t in rows],
+                      dtype=object).value_counts()
+    details.append(f"config_origins: {kinds.get('initial design', 0)} from the "
+                   f"initial design, {kinds.get('random', 0)} drawn at random, "
+                   f"{kinds.get('model', 0)} proposed by the model"
+                   + (f", {kinds.get('other')} other" if kinds.get("other", 0)
+                      else ""))
+    return details
 
 
 def read(source, *, score=None) -> Results:
@@ -555,7 +553,7 @@ def read(source, *, score=None) -> Results:
     strategy = first["strategy"]
     if len(read_runs) == 1:
         note = (f"SMAC3 run {name!r} (seed {first['seed']}): "
-                f"{_describe(first)}; {order_note}")
+                f"{first['said']}; {order_note}")
         frame = first["frame"]
         return Results(frame, score=column, minimize=True, direction=direction,
                        notes=(note,), tuner="smac", name=name, ordered=True,
@@ -577,7 +575,7 @@ def read(source, *, score=None) -> Results:
             "adaptive tuner, never pooled as one search: each seed is a model of "
             "its own unless read as repeated runs of the tuner (pass "
             "runs='seed'); "
-            + "; ".join(f"seed {seed}: {_describe(r)}"
+            + "; ".join(f"seed {seed}: {r['said']}"
                         for r, seed in zip(read_runs, seeds, strict=True))
             + f"; {order_note}")
     return Results(pd.concat(frames, ignore_index=True), score=column,
