@@ -99,7 +99,9 @@ def test_brute_force(results):
 def test_shape_of_the_curve(results):
     generator = random.Random(0)
     sample = [generator.random() for _ in range(40)]
-    curve, far = (results or [None, None]) if isinstance(results, list) else (None, None)
+    if not (isinstance(results, list) and len(results) == 2):
+        return "expected_max_v's results could not be read"
+    curve, far = results
     if not (isinstance(curve, list) and len(curve) == 100 and all(map(_number, curve))):
         return "expected_max_v(sample, n) for n = 1 to 100 did not give 100 numbers"
     if not _close(curve[0], math.fsum(sample) / len(sample)):

@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import sys
 
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
@@ -50,8 +51,12 @@ from traitlets import Dict
 # Modules a student may import in each assignment (and its submodules); any
 # other import costs the tests of the cell it is in. An assignment not listed
 # here may import anything.
+# Python's standard library, less the modules that reach its internals.
+INTERNAL_MODULES = {"builtins", "ctypes", "importlib", "gc", "inspect", "code", "codeop",
+                    "runpy", "_thread", "sys"}
+STANDARD = set(getattr(sys, "stdlib_module_names", ())) - INTERNAL_MODULES
 SCIENTIFIC = {"numpy", "math", "itertools", "functools", "collections", "fractions",
-              "statistics", "random", "operator"}
+              "statistics", "random", "operator"} | STANDARD
 # Packages the grading kernel cannot import at all (the sandbox hides them): evp's
 # expected_max and paired_permutation_test answer the coding assignments, scipy's
 # permutation_test and ttest_rel too; nbgrader is the grader's.
@@ -329,7 +334,9 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
 COURSE_FILES = ("gradebook", "nbgrader_config", "source/", "release/",
                 "autograded", "submitted/", "answer_key", "grading.py", "../")
 HARMLESS_DUNDERS = {"__init__", "__name__", "__doc__", "__main__", "__repr__",
-                    "__str__", "__len__", "__iter__", "__next__", "__post_init__"}
+                    "__str__", "__len__", "__iter__", "__next__", "__post_init__",
+                    "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__enter__",
+                    "__exit__", "__call__", "__getitem__", "__contains__"}
 
 
 def _dunder(name: str) -> bool:
@@ -436,8 +443,10 @@ class EnforceRules(NbGraderPreprocessor):
                     text=f"Grading note: {where}, {note}\n"))
             if not (cheats or forbidden):
                 continue
-            for reason in cheats:  # a real cheat: the whole notebook
-                message = f"no points for this notebook: {where}, {reason}"
+            if cheats:  # a real cheat: the whole notebook
+                more = (f" (and {len(cheats) - 1} more such lines)"
+                        if len(cheats) > 1 else "")
+                message = f"no points for this notebook: {where}, {cheats[0]}{more}"
                 self.log.warning("%s: %s", student, message)
                 for test in tests:
                     penalties.setdefault(id(test), []).append(message)
