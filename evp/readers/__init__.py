@@ -162,6 +162,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     study : str or list of str, optional
         The Optuna study to read, when the storage holds more than one; several
         (``"tpe,random"`` or a list) or ``"all"``, grouped by study.
+    pruned : {"drop", "failed"}, default "drop"
+        An Optuna study's pruned trials: left out, counted in the note, or read
+        as failed rounds (their scores are not final), for `failed` to count.
     metric : str, optional
         The metric a Ray Tune experiment reported; it picks each trial's best
         report and is the default `score`. Default: `score`.
