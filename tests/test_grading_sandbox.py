@@ -1,0 +1,139 @@
+"""The grading sandbox, seen from inside: a kernel started by
+``sandbox.SandboxKernelManager`` (as ``nbgrader autograde`` starts each student's)
+runs code that tries to leave it.
+
+It sees no course file and no home, writes only its scratch folder, has no
+network, cannot import evp where the assignment hides it, cannot remount what
+it sees, runs as another user or without capabilities, and its fork bomb stops at
+the process limit. Where this machine cannot set the sandbox up the tests skip with
+the reason, and ``nbgrader autograde`` refuses in one line that names the option to
+grade without it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.needs("nbgrader", "nbformat")
+
+ROOT = Path(__file__).resolve().parents[1]
+COURSE = ROOT / "notebooks" / "classroom" / "assignments"
+
+
+def _sandbox():
+    spec = importlib.util.spec_from_file_location("course_sandbox",
+                                                  COURSE / "sandbox.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+TRIES = {
+    "course": f"import os\nprint(os.path.exists({str(COURSE)!r}), "
+              f"os.path.exists({str(ROOT / 'pyproject.toml')!r}))",
+    "secret": "print(os.path.exists({secret!r}), os.path.exists({home!r}))",
+    "write_system": "import numpy as np\n"
+                    "np.arange(3).tofile('/usr/evp-sandbox-test')",
+    "write_python": f"open({sys.prefix + '/evp-sandbox-test'!r}, 'w')",
+    "write_scratch": "open('mine.txt', 'w').write('ok')\nprint(open('mine.txt').read())",
+    "evp": "import evp",
+    "scipy": "import scipy.stats",
+    "network": "import socket\nsocket.create_connection(('127.0.0.1', 22), timeout=2)",
+    "remount": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+               "print(libc.mount(b'none', b'/usr', None, 32 | 4096, None), "
+               "ctypes.get_errno())",
+    "user": "print(os.getuid(), os.geteuid())",
+    "fork_bomb": "import os\nchildren = 0\ntry:\n    for _ in range(10_000):\n"
+                 "        if os.fork() == 0:\n            import time\n"
+                 "            time.sleep(20)\n            os._exit(0)\n"
+                 "        children += 1\nexcept OSError as error:\n"
+                 "    print('stopped at', children, error.errno)",
+}
+
+
+@pytest.fixture(scope="module")
+def tried(tmp_path_factory):
+    """{try: its outputs' text} from one sandboxed kernel."""
+    sandbox = _sandbox()
+    reason = sandbox.check()
+    if reason:
+        pytest.skip(f"the grading sandbox cannot be set up here: {reason}")
+    import nbformat
+    from nbclient import NotebookClient
+
+    folder = tmp_path_factory.mktemp("student")
+    secret = tmp_path_factory.mktemp("teacher") / "secret.txt"
+    secret.write_text("the teacher's")
+    home = os.path.expanduser("~/.bashrc")
+    if not os.path.exists(home):  # a file of the teacher's home, made for the test
+        home = str(secret)
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(code.replace("{secret!r}", repr(str(secret)))
+                                  .replace("{home!r}", repr(home)))
+        for code in TRIES.values()])
+    client = NotebookClient(notebook, timeout=60, allow_errors=True,
+                            kernel_manager_class=sandbox.SandboxKernelManager,
+                            resources={"metadata": {"path": str(folder)}})
+    client.execute()
+    found = {}
+    for name, cell in zip(TRIES, notebook.cells, strict=True):
+        found[name] = " ".join(
+            o.get("text", "") or f"{o.get('ename')}: {o.get('evalue')}"
+            for o in cell.outputs)
+    found["left_in_student_folder"] = sorted(p.name for p in folder.iterdir())
+    return found
+
+
+def test_the_course_and_the_home_are_absent(tried):
+    assert tried["course"].split() == ["False", "False"]
+    assert tried["secret"].split() == ["False", "False"]
+
+
+def test_only_the_scratch_folder_is_writable(tried):
+    assert "Read-only file system" in tried["write_system"]
+    assert "Read-only file system" in tried["write_python"]
+    assert not os.path.exists("/usr/evp-sandbox-test")
+    assert not os.path.exists(sys.prefix + "/evp-sandbox-test")
+    assert tried["write_scratch"].strip() == "ok"
+    assert tried["left_in_student_folder"] == []  # the scratch folder is elsewhere
+
+
+def test_the_answers_cannot_be_imported(tried):
+    assert "evp is not available while this assignment is graded" in tried["evp"]
+    assert "scipy is not available" in tried["scipy"]
+
+
+def test_no_network_no_remount_no_privileges(tried):
+    assert "Error" in tried["network"]  # unreachable: its loopback is down
+    result, errno = tried["remount"].split()
+    assert result == "-1" and errno in {"1", "13"}  # EPERM or EACCES
+    uid, euid = tried["user"].split()
+    assert (uid, euid) != ("0", "0") or os.geteuid() != 0
+
+
+def test_a_fork_bomb_stops_at_the_process_limit(tried):
+    assert "stopped at" in tried["fork_bomb"]
+    assert int(tried["fork_bomb"].split()[2]) < 200
+
+
+def test_autograde_refuses_in_one_line_without_the_sandbox(tmp_path):
+    """A machine without unshare: autograde stops before grading anything."""
+    for name in ("nbgrader_config.py", "grading.py", "sandbox.py"):
+        (tmp_path / name).write_text((COURSE / name).read_text())
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "x"],
+                          cwd=tmp_path, env=dict(os.environ, PATH=str(empty)),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("Refusing to grade: "), done.stderr
+    assert "--SandboxKernelManager.unsafe_no_sandbox=True" in lines[-1]
+    assert not (tmp_path / "gradebook.db").exists()
