@@ -34,6 +34,7 @@ def pytest_runtest_setup(item):
 # modules that run notebooks, searches, servers or builds; and the single tests
 # that take more than about two seconds. `make test` and CI run them all.
 SLOW_MODULES = {"test_run", "test_reproduce", "test_assignments", "test_grading_sandbox",
+                "test_classroom_slides",
                 "test_search",
                 "test_search_ray", "test_site", "test_lab", "test_newcomer"}
 SLOW_TESTS = {

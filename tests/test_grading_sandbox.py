@@ -42,7 +42,8 @@ TRIES = {
     "write_system": "import numpy as np\n"
                     "np.arange(3).tofile('/usr/evp-sandbox-test')",
     "write_python": f"open({sys.prefix + '/evp-sandbox-test'!r}, 'w')",
-    "write_scratch": "open('mine.txt', 'w').write('ok')\nprint(open('mine.txt').read())",
+    "write_scratch": "open('mine.txt', 'w').write('ok')\n"
+                     "print(open('mine.txt').read())",
     "evp": "import evp",
     "scipy": "import scipy.stats",
     "network": "import socket\nsocket.create_connection(('127.0.0.1', 22), timeout=2)",

@@ -511,7 +511,7 @@ def new_course(course: Path) -> None:
 
 
 def grade_class(course: Path, students=STUDENTS, assignments=None,
-                timeout: int | None = None) -> dict:
+                timeout: int | None = None, options: tuple[str, ...] = ()) -> dict:
     """Release, hand in, grade, return feedback; what happened, as a dict."""
     from nbgrader.api import Gradebook
 
@@ -522,7 +522,7 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
         for student in students:
             submit(course, student, assignment)
     before = checksums(course)
-    extra = [f"--GradeEveryCell.timeout={timeout}"] if timeout else []
+    extra = [*([f"--GradeEveryCell.timeout={timeout}"] if timeout else []), *options]
     seconds, logs = {}, {}
     for assignment in assignments:
         start = time.perf_counter()
@@ -621,6 +621,10 @@ def main(argv=None) -> int:
     parser.add_argument("--assignments", help="comma-separated (default: all)")
     parser.add_argument("--timeout", type=int,
                         help="seconds a cell may run (default: the course's, 30)")
+    parser.add_argument("--option", action="append", default=[],
+                        help="an option for nbgrader autograde, e.g. --option="
+                             "--SandboxKernelManager.unsafe_no_sandbox=True to time "
+                             "grading without the sandbox (honest students only!)")
     args = parser.parse_args(argv)
     students = args.students.split(",") if args.students else STUDENTS
     assignments = args.assignments.split(",") if args.assignments else None
@@ -628,7 +632,8 @@ def main(argv=None) -> int:
         course = args.course or Path(scratch) / "course"
         if course.exists() and any(course.iterdir()):
             parser.error(f"--course {course}: not empty; name a new folder")
-        run = grade_class(course, students, assignments, args.timeout)
+        run = grade_class(course, students, assignments, args.timeout,
+                          tuple(args.option))
         print(table(run))
         notebooks = len(run["students"])
         for assignment, seconds in run["seconds"].items():

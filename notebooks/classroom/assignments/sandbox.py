@@ -75,13 +75,19 @@ def _unshare_command(as_root: bool) -> list[str]:
             "--fork", "--kill-child"]
 
 
-def check() -> str | None:
+def _as_root(user_namespace: bool = False) -> bool:
+    """Whether the sandbox is set up by real root (the kernel then runs as nobody),
+    rather than in a user namespace."""
+    return os.geteuid() == 0 and not user_namespace
+
+
+def check(user_namespace: bool = False) -> str | None:
     """None if the sandbox can be set up here, else one line saying why not."""
     if sys.platform != "linux":
         return "the grading sandbox needs Linux namespaces"
     if shutil.which("unshare") is None:
         return "the grading sandbox needs the unshare command (util-linux)"
-    as_root = os.geteuid() == 0
+    as_root = _as_root(user_namespace)
     try:
         done = subprocess.run(
             [*_unshare_command(as_root), "sh", "-c",
@@ -131,11 +137,12 @@ def _matplotlib_cache() -> Path:
 
 
 def prepare(workdir: Path, notebook_dir: str | None, hidden: set[str],
-            shown: set[str], limits: dict | None = None) -> dict:
+            shown: set[str], limits: dict | None = None,
+            user_namespace: bool = False) -> dict:
     """Write the sandbox's settings in `workdir` (made by the caller, outside the
     course); the scratch folder is `workdir`/scratch, the sockets' folder
     `workdir`/ipc."""
-    as_root = os.geteuid() == 0
+    as_root = _as_root(user_namespace)
     scratch, ipc = workdir / "scratch", workdir / "ipc"
     scratch.mkdir()
     ipc.mkdir(exist_ok=True)
@@ -217,6 +224,10 @@ else:
             "(an editable install of evp, for the reading assignment)."
         )).tag(config=True)
         limits = Dict(help="Overrides of sandbox.LIMITS").tag(config=True)
+        user_namespace = Bool(False, help=(
+            "Confine in a user namespace even where the grader runs as root (as "
+            "it does for everyone else), instead of running the kernel as nobody."
+        )).tag(config=True)
 
         _checked: str | None = None
         _workdir: Path | None = None
@@ -227,18 +238,19 @@ else:
                                  "with the teacher's rights", UNSAFE_OPTION)
                 return await super()._async_pre_start_kernel(**kw)
             if SandboxKernelManager._checked is None:
-                SandboxKernelManager._checked = check() or ""
+                SandboxKernelManager._checked = check(self.user_namespace) or ""
             if SandboxKernelManager._checked:
                 raise SystemExit(refusal(SandboxKernelManager._checked))
             self._workdir = Path(tempfile.mkdtemp(prefix="evp-sandbox-"))
             notebook_dir = kw.get("cwd")
             prepare(self._workdir, notebook_dir, set(self.hidden),
-                    set(self.shown) - set(self.hidden), self.limits)
+                    set(self.shown) - set(self.hidden), self.limits,
+                    self.user_namespace)
             self.transport = "ipc"
             self.ip = str(self._workdir / "ipc" / "kernel")
             self.connection_file = str(self._workdir / "ipc" / "connection.json")
             kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
-            if os.geteuid() == 0:
+            if _as_root(self.user_namespace):
                 os.chown(self.connection_file, NOBODY, NOBODY)
             # The kernel's own command, without its first word (this Python), and
             # quiet: ipykernel prints its connection banner where no parent watches.
