@@ -97,7 +97,7 @@ def test_an_experiment_is_read_in_start_order_with_failed_runs(stores, kind):
     assert results.cost == "duration_seconds"
     note = results.notes[0]
     assert note.startswith("MLflow experiment 'bert' (id ")
-    assert ("4 completed trials, objective 'metrics.val_acc' (its direction not "
+    assert ("4 completed runs, objective 'metrics.val_acc' (its direction not "
             "recorded): each run's last logged value") in note
     assert "2 failed (" in note and "FAILED 1" in note and "KILLED 1" in note
     assert "): failed rounds, whatever they logged" in note

@@ -62,9 +62,11 @@ def test_the_app_export_is_read_in_creation_order(export):
     np.testing.assert_allclose(frame["Runtime"], [50, 610, 15, 590, 120, 600])
     assert frame["optimizer.name"].tolist()[:2] == ["adam", "sgd"]
     note = results.notes[0]
-    assert note.startswith("W&B runs table (the app's CSV export): 6 runs in the "
-                           "order created (column 'Created'), score 'val_acc'")
-    assert "1 run(s) running, pending or preempted left out" in note
+    assert note.startswith("W&B runs table (the app's CSV export): 3 completed "
+                           "runs, objective 'val_acc' (its direction not "
+                           "recorded): each run's summary, the runs in the order "
+                           "created (column 'Created'); 3 failed (")
+    assert "1 not finished, left out (running 1)" in note
     assert "cost column 'Runtime' (seconds)" in note and "sweep(s) swp7abc" in note
     assert "exchangeability test" in " ".join(results.notes)
 
@@ -125,7 +127,8 @@ def test_the_public_api_frame_is_flattened_and_ordered():
     assert results.failed == (2,)
     np.testing.assert_allclose(frame["summary._runtime"], [290, 30, 300])
     assert "in the order created (column 'created_at')" in results.notes[0]
-    assert "1 crashed run(s): failed rounds" in results.notes[0]
+    assert "1 failed (crashed 1): failed rounds, whatever they logged" in \
+        results.notes[0]
 
 
 def test_a_flattened_api_frame_orders_by_the_last_log(tmp_path, capsys):
@@ -139,15 +142,15 @@ def test_a_flattened_api_frame_orders_by_the_last_log(tmp_path, capsys):
     assert main(["curve", str(path), "--score", "summary.val_acc", "--ns", "1,2",
                  "--failed", "drop"]) == 0
     assert capsys.readouterr().err.startswith("note: W&B runs (the public API's "
-                                              "table): 3 runs")
+                                              "table): 2 completed runs")
 
 
 def test_the_command_line_reads_an_export(export, capsys):
     assert main(["curve", str(export), "--score", "val_acc", "--ns", "1,3",
                  "--failed", "worst", "--bounds", "0,1"]) == 0
     printed = capsys.readouterr()
-    assert printed.err.startswith("note: W&B runs table (the app's CSV export): 6 "
-                                  "runs")
+    assert printed.err.startswith("note: W&B runs table (the app's CSV export): 3 "
+                                  "completed runs")
     assert printed.out.split()[:4] == ["model", "n", "curve", "std"]
     assert main(["curve", str(export), "--score", "val_acc"]) == 2
     assert "pass --failed drop" in capsys.readouterr().err

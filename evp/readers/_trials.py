@@ -46,12 +46,16 @@ class Trial:
         the note.
     place : object, optional
         Its place in the search (a sortable key), where the record says it.
+    label : object, optional
+        Its row's label in the table read (W&B's: its row in the file), kept
+        as the frame's index where every trial has one.
     """
 
     row: dict
     fate: str
     status: str | None = None
     place: object = None
+    label: object = None
 
 
 @dataclass(frozen=True)
@@ -153,8 +157,10 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
     score = objective.column
     # A failed trial's score is missing, whatever it reported (unless its state
     # says it failed, and the score is `logged`).
+    labels = [t.label for t in kept]
     frame = pd.DataFrame([t.row if t.fate == COMPLETED or logged
-                          else {**t.row, score: math.nan} for t in kept])
+                          else {**t.row, score: math.nan} for t in kept],
+                         index=None if None in labels else labels)
     first = [score] + ([order] if order is not None and order in frame else [])
     frame = frame[[*first, *[c for c in frame.columns if c not in first]]]
     note = (f"{what}: {len(completed)} completed {noun}, {objective.label} "

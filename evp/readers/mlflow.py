@@ -381,7 +381,8 @@ def _read_mlflow(MlflowClient, uri: str, file_store: bool, experiment, score,
             ": each run's last logged value, the runs in the order they "
             "started")),
         what=f"MLflow experiment {found.name!r} (id {found.experiment_id}){chosen}",
-        failed_means=": failed rounds, whatever they logged", logged=True)
+        failed_means=": failed rounds, whatever they logged", logged=True,
+        noun="runs")
     note += "; cost column 'duration_seconds' (end_time - start_time): pass " \
             "cost='duration_seconds'"
     return Results(frame, score=column, notes=(note,), tuner="mlflow",

@@ -62,6 +62,7 @@ import contextlib
 
 import pandas as pd
 
+from evp.readers import _trials
 from evp.results import Results
 
 __all__ = ["FAILED", "FINISHED", "UNFINISHED", "read_wandb", "wandb_shape"]
@@ -187,57 +188,51 @@ def read_wandb(frame: pd.DataFrame, *, score=None) -> Results:
     # header), for read_results to name the rows of the file.
     frame = frame.reset_index(drop=True)
     column = _score(score, frame, fixed, shape)
-    notes, warnings = [], []
-    total = len(frame)
-    left = 0
-    if state is not None:
-        states = frame[state].map(
-            lambda v: v.strip().lower() if isinstance(v, str) else "")
-        known = states.isin(FINISHED + FAILED + UNFINISHED).to_numpy()
+    warnings = []
+    states = (frame[state].map(lambda v: v.strip().lower() if isinstance(v, str)
+                               else "") if state is not None
+              else pd.Series("finished", index=frame.index))
+    known = states.isin(FINISHED + FAILED + UNFINISHED)
+    if not known.all():
         unknown = states[~known]
-        if len(unknown):
-            shown = ", ".join(repr(s) for s in dict.fromkeys(unknown)) or "''"
-            rows = ", ".join(str(i + 1) for i in unknown.index[:10])
-            warnings.append(
-                f"{len(unknown)} W&B run(s) in a state evp does not know ({shown}; "
-                f"rows {rows} of the table) left out: not counted as finished nor "
-                "failed; a state W&B documents is finished, crashed, failed, "
-                "killed, running, pending or preempted")
-        ended = known & ~states.isin(UNFINISHED).to_numpy()
-        left = int((states.isin(UNFINISHED)).sum())
-        frame = frame[ended]
-    if frame.empty:
-        raise ValueError(f"path_or_frame: no W&B run has ended ({total} run(s), "
-                         f"none {', '.join(FINISHED + FAILED)})")
+        shown = ", ".join(repr(s) for s in dict.fromkeys(unknown)) or "''"
+        rows = ", ".join(str(i + 1) for i in unknown.index[:10])
+        warnings.append(
+            f"{len(unknown)} W&B run(s) in a state evp does not know ({shown}; "
+            f"rows {rows} of the table) left out: not counted as finished nor "
+            "failed; a state W&B documents is finished, crashed, failed, "
+            "killed, running, pending or preempted")
+    ended = known & ~states.isin(UNFINISHED)
+    if not ended.any():
+        raise ValueError(f"path_or_frame: no W&B run has ended ({len(frame)} "
+                         f"run(s), none {', '.join(FINISHED + FAILED)})")
     if created is not None:
         when = pd.to_datetime(frame[created], utc=True, errors="coerce",
                               format="mixed")
-        order = f"in the order created (column {created!r})"
+        order = f"the runs in the order created (column {created!r})"
     elif stamp is not None:
         when = pd.to_numeric(frame[stamp], errors="coerce")
-        order = (f"in the order of their last log (column {stamp!r}: the order "
-                 "the runs ended, not started)")
+        order = (f"the runs in the order of their last log (column {stamp!r}: "
+                 "the order the runs ended, not started)")
     else:
         when = None
-        order = ("not ordered (no created_at or _timestamp column; W&B lists the "
-                 "newest run first)")
-    ordered = when is not None
-    if when is not None and when.isna().any():
-        ordered = False
-        order = f"not ordered: column {created or stamp!r} has unreadable times"
-    elif when is not None:
-        frame = frame.iloc[when.argsort(kind="stable")]
-    note = f"{what}: {len(frame)} runs {order}, score {column!r}"
-    states = (frame[state].astype(str).str.strip().str.lower()
-              if state is not None else None)
-    if states is not None and states.isin(FAILED).any():
-        counts = states[states.isin(FAILED)].value_counts()
-        shown = ", ".join(f"{n} {s}" for s, n in counts.items())
-        note += f"; {shown} run(s): failed rounds, whatever they logged"
-    elif states is None:
-        note += "; no state column: every run read as finished"
-    if left:
-        note += f"; {left} run(s) running, pending or preempted left out"
+        order = ("the runs not ordered (no created_at or _timestamp column; W&B "
+                 "lists the newest run first)")
+    ordered = when is not None and not when[ended].isna().any()
+    if when is not None and not ordered:
+        order = (f"the runs not ordered: column {created or stamp!r} has "
+                 "unreadable times")
+    fates = states.map(lambda s: _trials.COMPLETED if s in FINISHED
+                       else _trials.FAILED if s in FAILED else _trials.UNFINISHED)
+    frame, note = _trials.trial_table(
+        (_trials.Trial(row, fate, status or "no state", when[i] if ordered else None, i)
+         for (i, row), fate, status in zip(frame.to_dict("index").items(), fates,
+                                           states, strict=True)),
+        _trials.Objective(column, words="its direction not recorded",
+                  more=f": each run's summary, {order}"),
+        what=what, failed_means=": failed rounds, whatever they logged",
+        logged=True, noun="runs", details=[] if state is not None else [
+            "no state column: every run read as finished"])
     if cost is not None:
         note += f"; cost column {cost!r} (seconds): pass cost={cost!r}"
     if "Sweep" in frame or "sweep" in frame:
@@ -246,8 +241,7 @@ def read_wandb(frame: pd.DataFrame, *, score=None) -> Results:
         if sweeps:
             note += (f"; sweep(s) {', '.join(sweeps)} (the table does not say "
                      "their method: random, grid or bayes)")
-    notes.append(note)
-    return Results(frame, score=column, notes=tuple(notes),
+    return Results(frame, score=column, notes=(note,),
                    warnings=tuple(warnings), tuner="wandb", ordered=ordered,
                    source=what)
 
