@@ -175,6 +175,10 @@ class GradeEveryCell(Execute):
                 raise
             self.log.warning("After the kernel died: %s", error)
             return nb, resources
+        finally:  # the sandbox's scratch folder, whatever happened
+            remove = getattr(getattr(self, "km", None), "remove_workdir", None)
+            if remove is not None:
+                remove()
 
     def preprocess_cell(self, cell, resources, index):
         if self._stopped is not None:
@@ -546,7 +550,7 @@ class CheckResults(NbGraderPreprocessor):
             return "the test's results could not be read as plain numbers and text"
         try:
             return check(results)
-        except Exception:  # results of the wrong shape  # noqa: BLE001
+        except Exception:  # results of the wrong shape
             return "the results are not of the kind the test asks for"
 
 

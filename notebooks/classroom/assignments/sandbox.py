@@ -35,6 +35,7 @@ drops privileges and replaces itself with the kernel.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import json
 import os
@@ -242,6 +243,7 @@ else:
             if SandboxKernelManager._checked:
                 raise SystemExit(refusal(SandboxKernelManager._checked))
             self._workdir = Path(tempfile.mkdtemp(prefix="evp-sandbox-"))
+            _WORKDIRS.add(self._workdir)
             notebook_dir = kw.get("cwd")
             prepare(self._workdir, notebook_dir, set(self.hidden),
                     set(self.shown) - set(self.hidden), self.limits,
@@ -261,10 +263,28 @@ else:
             return command(self._workdir, inner), kw
 
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
-            await super()._async_cleanup_resources(restart=restart)
-            if self._workdir is not None and not restart:
+            try:
+                await super()._async_cleanup_resources(restart=restart)
+            finally:
+                if not restart:
+                    self.remove_workdir()
+
+        def remove_workdir(self) -> None:
+            """Delete the scratch folder and the sockets (also done at exit, for a
+            kernel whose shutdown failed)."""
+            if self._workdir is not None:
                 shutil.rmtree(self._workdir, ignore_errors=True)
+                _WORKDIRS.discard(self._workdir)
                 self._workdir = None
+
+
+_WORKDIRS: set[Path] = set()
+
+
+@atexit.register
+def _remove_workdirs() -> None:
+    for workdir in list(_WORKDIRS):
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ inside
