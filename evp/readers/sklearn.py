@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import _describe
+from evp.readers._trials import COMPLETED, FAILED, Objective, Trial, trial_table
 from evp.results import Results
 
 __all__ = ["PICKLE_SUFFIXES", "is_cv_results", "is_search", "read_search"]
@@ -202,20 +203,21 @@ def read_search(search_or_results, *, score=None, iteration=None) -> Results:
         raise ValueError(f"iteration: only a successive-halving search has "
                          f"iterations; the {kind or 'cv_results_'} has none: leave "
                          "iteration out")
-    failed = int(pd.to_numeric(frame[column], errors="coerce").isna().sum())
-    what = f"{source}: {len(frame)} candidates"
-    if len(frame) != total:
-        what += f" (of {total})"
-    what += f", score {column!r}"
-    if folds:
-        what += (f" (mean over {len(folds)} folds; the per-fold scores "
-                 f"{folds[0]}…{folds[-1]} kept, paired across candidates)")
-    if "mean_fit_time" in frame:
-        what += ("; cost column 'mean_fit_time' (seconds per fit on one fold): "
-                 "pass cost='mean_fit_time'")
-    if failed:
-        what += f"; {failed} candidate(s) whose fits failed (no score)"
-    notes.insert(0, what)
+    scored = pd.to_numeric(frame[column], errors="coerce").notna()
+    more = (f", the mean over {len(folds)} folds (the per-fold scores "
+            f"{folds[0]}…{folds[-1]} kept, paired across candidates)" if folds else "")
+    frame, note = trial_table(
+        (Trial(row, COMPLETED if ok else FAILED, None if ok else "no score",
+               label=i)
+         for (i, row), ok in zip(frame.to_dict("index").items(), scored,
+                                 strict=True)),
+        Objective(column, False, more=more),
+        what=source, noun="candidates", failed_means=": their fits failed",
+        details=(len(frame) != total and f"{len(frame)} of the {total} candidates "
+                 "read", "mean_fit_time" in frame and (
+                     "cost column 'mean_fit_time' (seconds per fit on one fold): "
+                     "pass cost='mean_fit_time'")))
+    notes.insert(0, note)
     ordered = True
     if strategy == "random":
         label = (f"scikit-learn {kind}: random search, candidates drawn "
