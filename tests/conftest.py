@@ -33,9 +33,8 @@ def pytest_runtest_setup(item):
 # here, in one place, so that `pytest -m "not slow"` is the quick loop. Whole
 # modules that run notebooks, searches, servers or builds; and the single tests
 # that take more than about two seconds. `make test` and CI run them all.
-SLOW_MODULES = {"test_run", "test_reproduce", "test_assignments", "test_grading_sandbox",
-                "test_classroom_slides",
-                "test_search",
+SLOW_MODULES = {"test_run", "test_reproduce", "test_assignments",
+                "test_grading_sandbox", "test_classroom_slides", "test_search",
                 "test_search_ray", "test_site", "test_lab", "test_newcomer"}
 SLOW_TESTS = {
     "test_analyses.py::test_the_report_lays_out_the_same_sentences",
