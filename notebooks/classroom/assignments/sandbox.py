@@ -227,10 +227,12 @@ else:
         limits = Dict(help="Overrides of sandbox.LIMITS").tag(config=True)
         user_namespace = Bool(False, help=(
             "Confine in a user namespace even where the grader runs as root (as "
-            "it does for everyone else), instead of running the kernel as nobody."
+            "it does for everyone else), instead of running the kernel as nobody. "
+            "For tests: Linux exempts root from the process limit, so as root "
+            "this leaves a fork bomb unchecked."
         )).tag(config=True)
 
-        _checked: str | None = None
+        _checked: dict[bool, str] = {}  # noqa: RUF012 (shared on purpose)
         _workdir: Path | None = None
 
         async def _async_pre_start_kernel(self, **kw):
@@ -238,10 +240,11 @@ else:
                 self.log.warning("Grading WITHOUT the sandbox (%s): student code runs "
                                  "with the teacher's rights", UNSAFE_OPTION)
                 return await super()._async_pre_start_kernel(**kw)
-            if SandboxKernelManager._checked is None:
-                SandboxKernelManager._checked = check(self.user_namespace) or ""
-            if SandboxKernelManager._checked:
-                raise SystemExit(refusal(SandboxKernelManager._checked))
+            checked = SandboxKernelManager._checked
+            if self.user_namespace not in checked:  # once per grading run
+                checked[self.user_namespace] = check(self.user_namespace) or ""
+            if checked[self.user_namespace]:
+                raise SystemExit(refusal(checked[self.user_namespace]))
             self._workdir = Path(tempfile.mkdtemp(prefix="evp-sandbox-"))
             _WORKDIRS.add(self._workdir)
             notebook_dir = kw.get("cwd")
@@ -289,7 +292,8 @@ def _remove_workdirs() -> None:
 
 # ------------------------------------------------------------------ inside
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECUREBITS = 1, 24, 38, 28
 
@@ -324,7 +328,23 @@ def _bind(source: str, root: str, writable: bool = False) -> None:
             open(target, "w").close()
     _mount(source, target, None, MS_BIND | MS_REC)
     if not writable:
-        _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+        _mount(None, target, None,
+               MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | _kept_flags(target))
+
+
+def _kept_flags(path: str) -> int:
+    """The flags of the mount at `path` that a remount must keep: in a user
+    namespace the kernel refuses to drop nodev, noexec or the atime flags of a
+    mount it copied from outside."""
+    st = os.statvfs(path).f_flag
+    flags = 0
+    for st_flag, ms_flag in ((os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC),
+                             (os.ST_NOATIME, MS_NOATIME),
+                             (os.ST_NODIRATIME, MS_NODIRATIME),
+                             (os.ST_RELATIME, MS_RELATIME)):
+        if st & st_flag:
+            flags |= ms_flag
+    return flags
 
 
 def _hide(name: str, folder: str, root: str) -> None:
