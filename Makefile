@@ -6,7 +6,7 @@ LOCK := requirements/lock.txt
 # Build tools come from the lock too, so an install next year builds the same way.
 PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(LOCK)
 
-.PHONY: reproduce test site lab lint lock clean
+.PHONY: reproduce test site slides lab lint lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,10 @@ NBVAL_PROGRESS := function said() { printf "\n[nbval %s] %s: %d cells%s\n", done
 site: $(VENV)/.site
 	$(BIN)/python docs/build.py --out site
 
+## slides: the classroom's lecture notebooks as slides, built offline, in slides/
+slides: $(VENV)/.site
+	$(BIN)/python notebooks/classroom/slides.py slides
+
 ## lab: open JupyterLab on the notebooks (LAB_OPTIONS passes more options to it)
 # Jupyter refuses to run as root (a container's usual user) unless told it may.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -98,4 +102,4 @@ lock: $(BIN)/python
 		-o $(LOCK) pyproject.toml requirements/build.in
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis site
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis site slides
