@@ -44,12 +44,11 @@ from pathlib import Path
 
 import numpy as np
 from resumable import finished
-from verdict_power_real_calibration import DATASETS, grid, law, pairs
+from verdict_power_real_calibration import observed_cases
 
 import evp
 from evp.planning import _strong_chance
 
-OBSERVED = (12, 24, 48)
 MORE = 20
 BUDGETS = (1, 2, 3, 4, 5)
 CONFIDENCE = 0.8
@@ -59,45 +58,25 @@ SUMMARY = Path(__file__).with_name("plan_containment.csv")
 
 def run(draws: int = 2, out: str = "plan_containment.jsonl"):
     out = Path(out)
-    done = finished(out)
     with open(out, "a") as file:
-        for d, dataset in enumerate(DATASETS):
-            scores = levels = None
-            for p, (name, column, side_a, side_b) in enumerate(pairs()):
-                for size in OBSERVED:
-                    for draw in range(draws):
-                        key = f"{dataset}/{name}/{side_a}/{side_b}/{size}/{draw}"
-                        if key in done:
-                            continue
-                        if scores is None:
-                            scores, levels = grid(dataset)
-                        truth = [scores[np.isin(levels[:, column], side)].ravel()
-                                 for side in (side_a, side_b)]
-                        laws = [law(t) for t in truth]
-                        rng = np.random.default_rng([d, p, size, draw, 7])
-                        x_a, x_b = (np.sort(rng.choice(t, size)) for t in truth)
-                        points = np.union1d(laws[0][0], laws[1][0])
-                        cdfs = [np.r_[0.0, c][np.searchsorted(s, points, "right")]
-                                for s, c in laws]
-                        rows = []
-                        if min(np.unique(x_a).size, np.unique(x_b).size) >= 2:
-                            for n in BUDGETS:
-                                with warnings.catch_warnings():
-                                    warnings.simplefilter("ignore")
-                                    plan = evp.verdict_power(
-                                        x_a, x_b, n, [MORE], CONFIDENCE,
-                                        method=METHOD, replications=50, rng=draw)
-                                realised = sum(_strong_chance(
-                                    x_a, laws[0], MORE, x_b, laws[1], MORE, n,
-                                    CONFIDENCE, METHOD, np.array([-np.inf, np.inf])))
-                                rows.append({"n": n, "low": float(plan.strong_low[0]),
-                                             "high": float(plan.strong_high[0]),
-                                             "realised": float(realised)})
-                        file.write(json.dumps({
-                            "key": key, "dataset": dataset, "rounds": size,
-                            "distance": float(np.max(np.abs(cdfs[0] - cdfs[1]))),
-                            "rows": rows}) + "\n")
-                        file.flush()
+        for one in observed_cases(draws, finished(out), salt=(7,)):
+            x_a, x_b, laws = one["x_a"], one["x_b"], one["laws"]
+            rows = []
+            for n in BUDGETS if one["usable"] else ():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    plan = evp.verdict_power(x_a, x_b, n, [MORE], CONFIDENCE,
+                                             method=METHOD, replications=50,
+                                             rng=one["seed"][3])
+                realised = sum(_strong_chance(
+                    x_a, laws[0], MORE, x_b, laws[1], MORE, n, CONFIDENCE, METHOD,
+                    np.array([-np.inf, np.inf])))
+                rows.append({"n": n, "low": float(plan.strong_low[0]),
+                             "high": float(plan.strong_high[0]),
+                             "realised": float(realised)})
+            file.write(json.dumps({k: one[k] for k in (
+                "key", "dataset", "rounds", "distance")} | {"rows": rows}) + "\n")
+            file.flush()
 
 
 def table(out: str = "plan_containment.jsonl"):

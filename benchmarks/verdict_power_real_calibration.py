@@ -123,43 +123,52 @@ def case(x_a, x_b, law_a, law_b, seed):
     return rows
 
 
+def observed_cases(draws: int, done, salt=()):
+    """Each case not in `done`, in order: a dict of its ``key``, ``dataset``,
+    ``hyperparameter``, ``rounds``, the sorted rounds ``x_a`` and ``x_b`` drawn
+    from the pair's grid (seeded by the case and `salt`), the two grids' laws
+    (``laws``), the ``seed`` and the Kolmogorov ``distance`` between the laws
+    (how far apart the models are); ``usable`` is False where a sample has
+    fewer than two distinct scores (verdict_power needs two)."""
+    for d, dataset in enumerate(DATASETS):
+        scores, levels = None, None
+        for p, (name, column, side_a, side_b) in enumerate(pairs()):
+            for size in OBSERVED:
+                for draw in range(draws):
+                    key = f"{dataset}/{name}/{side_a}/{side_b}/{size}/{draw}"
+                    if key in done:
+                        continue
+                    if scores is None:
+                        scores, levels = grid(dataset)
+                    truth = [scores[np.isin(levels[:, column], side)].ravel()
+                             for side in (side_a, side_b)]
+                    laws = [law(t) for t in truth]
+                    seed = [d, p, size, draw, *salt]
+                    rng = np.random.default_rng(seed)
+                    x_a, x_b = (np.sort(rng.choice(t, size)) for t in truth)
+                    points = np.union1d(laws[0][0], laws[1][0])
+                    cdfs = [np.r_[0.0, c][np.searchsorted(s, points, "right")]
+                            for s, c in laws]
+                    yield {"key": key, "dataset": dataset, "hyperparameter": name,
+                           "rounds": size, "x_a": x_a, "x_b": x_b, "laws": laws,
+                           "seed": seed,
+                           "distance": float(np.max(np.abs(cdfs[0] - cdfs[1]))),
+                           "usable": min(np.unique(x_a).size,
+                                         np.unique(x_b).size) >= 2}
+
+
 def run(draws: int = 6, out: str = "verdict_power_real_calibration.jsonl"):
     out = Path(out)
-    done = finished(out)
     start = time.process_time()
     with open(out, "a") as file:
-        for d, dataset in enumerate(DATASETS):
-            scores, levels = None, None
-            for p, (name, column, side_a, side_b) in enumerate(pairs()):
-                for size in OBSERVED:
-                    for draw in range(draws):
-                        key = f"{dataset}/{name}/{side_a}/{side_b}/{size}/{draw}"
-                        if key in done:
-                            continue
-                        if scores is None:
-                            scores, levels = grid(dataset)
-                        truth = [scores[np.isin(levels[:, column], side)].ravel()
-                                 for side in (side_a, side_b)]
-                        laws = [law(t) for t in truth]
-                        seed = [d, p, size, draw]
-                        rng = np.random.default_rng(seed)
-                        x_a, x_b = (np.sort(rng.choice(t, size)) for t in truth)
-                        if min(np.unique(x_a).size, np.unique(x_b).size) < 2:
-                            rows = []  # verdict_power needs two distinct scores
-                        else:
-                            rows = case(x_a, x_b, *laws, seed)
-                        # How far apart the models are: the Kolmogorov distance
-                        # between their grids' distributions.
-                        points = np.union1d(laws[0][0], laws[1][0])
-                        cdfs = [np.r_[0.0, c][np.searchsorted(s, points, "right")]
-                                for s, c in laws]
-                        file.write(json.dumps({
-                            "key": key, "dataset": dataset, "hyperparameter": name,
-                            "rounds": size, "distance": float(np.max(np.abs(
-                                cdfs[0] - cdfs[1]))), "rows": rows}) + "\n")
-                        file.flush()
-            print(f"{dataset}: done, {time.process_time() - start:.0f} CPU s",
-                  flush=True)
+        for one in observed_cases(draws, finished(out)):
+            rows = (case(one["x_a"], one["x_b"], *one["laws"], one["seed"])
+                    if one["usable"] else [])
+            file.write(json.dumps({k: one[k] for k in (
+                "key", "dataset", "hyperparameter", "rounds", "distance")}
+                | {"rows": rows}) + "\n")
+            file.flush()
+    print(f"done, {time.process_time() - start:.0f} CPU s", flush=True)
 
 
 def frame(out: str = "verdict_power_real_calibration.jsonl"):
