@@ -26,31 +26,18 @@ where this machine cannot set it up.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
+from test_grading_rules import ASSIGNMENTS, COURSE
+from test_grading_rules import _load as _course_module
 
 pytestmark = pytest.mark.needs("nbgrader", "nbformat")
 
-ROOT = Path(__file__).resolve().parents[1]
-COURSE = ROOT / "notebooks" / "classroom" / "assignments"
-ASSIGNMENTS = sorted(p.name for p in (COURSE / "source").iterdir() if p.is_dir())
 STUDENTS = ("right", "blank", "mistaken", "crash", "loop", "honest", "cheat_config",
             "cheat_operator", "cheat_disk")
 # The suite stops a running cell after a few seconds (the course's setting is 30 s).
 TIME_LIMIT = 5
-
-
-def _course_module(name: str):
-    spec = importlib.util.spec_from_file_location(f"course_{name}",
-                                                  COURSE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
