@@ -251,3 +251,20 @@ def test_the_readme_examples_work_verbatim_from_the_repo_root(tmp_path):
         "deberta_tutorial-fig2.pdf", "deberta_tutorial-fig2.png"]
     assert (runs / "mean_vs_median" / "mean_vs_median-claims.csv").exists()
     assert git_status() == before
+
+
+def test_benchmark_study_says_when_nothing_can_be_simulated(tmp_path):
+    """Two models of four rounds: no truth to measure the answers' error on
+    (a task needs two models with five rounds). The notebook says so in one
+    line and leaves those claims out, rather than failing on an empty table."""
+    rows = ["model,acc"] + [f"{m},{0.1 * i + (0.05 if m == 'b' else 0):.2f}"
+                            for m in "ab" for i in range(4)]
+    (tmp_path / "tiny.csv").write_text("\n".join(rows) + "\n")
+    done = evp("run", "benchmark_study", "tiny.csv", "--score", "acc", "--group",
+               "model", *SMALL["benchmark_study"], "--out", tmp_path / "out",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = (tmp_path / "out" / "benchmark_study.ipynb").read_text()
+    assert "No truth to simulate from" in text
+    claims = (tmp_path / "out" / "benchmark_study-claims.csv").read_text()
+    assert "family-wise" not in claims and "budget changes" in claims
