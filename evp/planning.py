@@ -661,13 +661,13 @@ def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,
                 rng=None, progress=None, ranges: bool = False):
     """Predicted against realised strong verdicts over simulated worlds.
 
-    Each world draws a gap uniformly from [0, `largest_gap`], then `observed`
-    rounds of model a, ``draw(rng, size, gap)``, and of model b,
-    ``draw(rng, size, 0)``. :func:`verdict_power` predicts, from those rounds
-    alone, the chance of a strong verdict at budget `n` after each count of
-    `more` rounds; the world then draws those rounds and :func:`evp.compare`
-    gives the realised verdict. `progress` optionally wraps the worlds' range
-    (a progress bar).
+    Each world draws a gap uniformly from [0, `largest_gap`], then `observed` rounds
+    of model a, ``draw(rng, size, gap)``, and of model b, ``draw(rng, size, 0)``,
+    drawn again where either has fewer than two distinct scores (a plan needs two).
+    :func:`verdict_power` predicts, from those rounds alone, the chance of a strong
+    verdict at budget `n` after each count of `more` rounds; the world then draws
+    those rounds and :func:`evp.compare` gives the realised verdict. `progress`
+    optionally wraps the worlds' range (a progress bar).
 
     Returns
     -------
@@ -686,7 +686,18 @@ def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,
     low, high = np.zeros((worlds, len(more))), np.zeros((worlds, len(more)))
     for w in (progress or (lambda r: r))(range(worlds)):
         gap = rng.uniform(0, largest_gap)
-        a, b = draw(rng, observed, gap), draw(rng, observed, 0.0)
+        # A plan needs two distinct scores of each model: a world whose rounds
+        # have fewer (few rounds, many of them failed) is drawn again, as a
+        # user would run more rounds before planning.
+        for _ in range(100):
+            a, b = draw(rng, observed, gap), draw(rng, observed, 0.0)
+            if min(np.unique(a).size, np.unique(b).size) >= 2:
+                break
+        else:
+            raise ValueError(
+                f"observed: {observed} rounds drawn 100 times never held two "
+                "distinct scores of each model, which a plan needs; draw more "
+                "rounds, or from a law with fewer ties")
         plan = verdict_power(a, b, n, more, confidence, method=method,
                              replications=replications, rng=rng)
         predicted[w], light[w] = plan.strong, plan.strong_light

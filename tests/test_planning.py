@@ -383,3 +383,22 @@ def test_the_range_holds_the_realised_chance_at_every_budget(case):
     assert min(inside.values()) >= 1 - 2 * (1 - 0.8)
     if case == "separated":
         assert min(simulated.values()) < 1 - 2 * (1 - 0.8)
+
+
+def test_calibration_redraws_worlds_a_plan_cannot_start_from():
+    """Three rounds, most of them failed at one score: some worlds hold a single
+    distinct score, which verdict_power refuses; calibration draws them again
+    rather than failing, and says in one line when no world can be drawn."""
+    from evp.planning import calibration
+
+    def mostly_failed(generator, size, gap):
+        drawn = generator.normal(0.75 + gap, 0.05, size)
+        drawn[generator.random(size) < 0.6] = 0.1
+        return drawn
+
+    predicted, _, realised = calibration(mostly_failed, 0.1, 3, n=2, more=(5,),
+                                             worlds=30, replications=20, rng=0)
+    assert predicted.shape == realised.shape == (30, 1)
+    with pytest.raises(ValueError, match=r"^observed: 3 rounds drawn 100 times"):
+        calibration(lambda generator, size, gap: np.zeros(size), 0.1, 3, n=2,
+                    more=(5,), worlds=2, replications=20, rng=0)
