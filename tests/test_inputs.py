@@ -462,3 +462,12 @@ def test_a_tpe_warning_is_said_once_on_the_terminal_and_highlighted_in_the_repor
     page = (tmp_path / "r.md").read_text()
     highlighted = [line for line in page.splitlines() if "of tpe look adaptive" in line]
     assert len(highlighted) == 1 and highlighted[0].startswith("> **Warning:**")
+
+
+def test_a_dropped_row_is_warned_of_at_the_users_own_call():
+    """The warning names the line that called read_results, where the user can
+    act on it (not evp's internals, nor the frame above the user's)."""
+    frame = pd.DataFrame({"acc": [0.1, None, 0.3, 0.4]})
+    with pytest.warns(UserWarning, match="dropped 1 bad row") as record:
+        evp.read_results(frame, score="acc", failed="drop")
+    assert record[0].filename == __file__

@@ -311,8 +311,9 @@ def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
     dropped = (np.flatnonzero(bad) + 1 if labels is None
                else labels[bad]).tolist()
     reasons = "; ".join(f"{what} in {noun} {_rows(rows)}" for rows, what in everything)
+    # stacklevel 3: the line that called read_results, where the user can act.
     warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
-                  f"{note}: {reasons}", UserWarning, stacklevel=4)
+                  f"{note}: {reasons}", UserWarning, stacklevel=3)
     notes = []
     if failing.any():
         notes.append(
