@@ -20,7 +20,9 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.estimators` — the expected maximum (V, U, W; Dodge et al. 2019,
      2021; Tang et al. 2020), its spread, quantile tuning curves, budgets.
    - :mod:`evp.bands` — exact simultaneous confidence bands for CDFs and tuning
-     curves, and a verdict comparing two models (Lourie, Cho and He 2024).
+     curves (Lourie, Cho and He 2024).
+   - :mod:`evp.comparison` — a verdict comparing two models, from bounds on
+     each curve: the band, the top band, exact intervals at the budgets.
    - :mod:`evp.parametric` — noisy quadratic tails that extrapolate tuning curves.
    - :mod:`evp.significance` — Fisher's paired randomization test, the
      bootstrap-shift test, and the exchangeability test of a search's trial order.
@@ -58,15 +60,14 @@ from evp._validation import (
 from evp.anytime import AnytimeBand, anytime_band, compare_runs
 from evp.bands import (
     CDFBand,
-    Comparison,
     TuningCurveBand,
     band_coverage,
     bounded_budget,
     cdf_band,
-    compare,
     rounds_needed,
     tuning_curve_band,
 )
+from evp.comparison import Comparison, compare
 from evp.estimators import (
     Budget,
     budget_to_reach,

@@ -1,6 +1,7 @@
 r"""The exact distribution of uniform order statistics, behind the CDF bands.
 
-Private: :mod:`evp.bands` builds on it and re-exports :func:`band_coverage`.
+Private: :mod:`evp.bands` builds on it and re-exports :func:`band_coverage`;
+:mod:`evp.comparison` reads its ranks.
 Three parts:
 
 * :func:`coverage` — the probability that n sorted Uniform(0, 1) draws all lie in

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evp._validation import _describe, as_bool, as_ns, as_probability
-from evp.bands import Comparison, _evidence
+from evp.comparison import Comparison, _evidence
 
 __all__ = ["AnytimeBand", "anytime_band", "best_so_far", "compare_runs",
            "median_rank"]

@@ -59,12 +59,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from evp._validation import as_choice, as_probability, as_scores
-from evp.bands import (
-    TuningCurveBand,
-    _bounds_by,
-    _curve_band_iv,
-    _evidence,
-)
+from evp.bands import TuningCurveBand, _curve_band_iv
+from evp.comparison import _bounds_by, _evidence
 
 __all__ = [
     "ADJUSTMENTS",

@@ -115,13 +115,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from evp._validation import as_bool, as_bounds, as_choice, as_probability, as_scores
-from evp.bands import (
-    METHODS,
-    _cdf_band,
-    _construction_ranks,
-    _sharper,
-    compare,
-)
+from evp.bands import METHODS, _cdf_band
+from evp.comparison import _construction_ranks, _sharper, compare
 
 __all__ = ["VerdictPower", "calibration", "max_replications", "replication_memory",
            "verdict_power"]

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import as_choice, as_probability
-from evp.bands import CONSTRUCTIONS, METHODS, _joint
+from evp.bands import METHODS
+from evp.comparison import CONSTRUCTIONS, _joint
 from evp.multiple import (
     band_confidence,
     best_set_mask,

@@ -31,13 +31,12 @@ import pandas as pd
 from evp._validation import as_choice, renamed
 from evp.anytime import anytime_band, best_so_far, compare_runs
 from evp.bands import (
-    Comparison,
     TuningCurveBand,
     cdf_band,
-    compare,
     rounds_needed,
     tuning_curve_band,
 )
+from evp.comparison import Comparison, compare
 from evp.estimators import (
     as_estimator,
     budget_to_reach,

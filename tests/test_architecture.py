@@ -13,7 +13,8 @@ PACKAGE = ROOT / "evp"
 LAYERS = {
     "foundation": {"_validation", "_workspace", "_display", "_output",
                    "_escape", "_numbers", "_optional", "_columns"},
-    "statistics": {"estimators", "bands", "parametric", "significance", "simulate",
+    "statistics": {"estimators", "bands", "comparison", "parametric",
+                   "significance", "simulate",
                    "anytime", "planning", "multiple", "_step_cdf",
                    "_order_statistics"},
     "results": {"results"},
@@ -49,7 +50,8 @@ APART = {
 # The one climb allowed: an analysis' .plot() draws its tables with evp.plot
 # (scikit-learn's Display pattern), imported inside the method.
 DRAWS = {"analyses": {"plot"}}
-PRIVATE = {"_order_statistics": {"bands"}, "_step_cdf": {"bands", "estimators"}}
+PRIVATE = {"_order_statistics": {"bands", "comparison"},
+           "_step_cdf": {"bands", "comparison", "estimators"}}
 
 
 def module_name(path: Path) -> str:

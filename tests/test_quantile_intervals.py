@@ -9,7 +9,7 @@ import pytest
 
 import evp
 from evp._order_statistics import quantile_ranks
-from evp.bands import _sharper
+from evp.comparison import _sharper
 from evp.multiple import simulate_many
 
 CONFIDENCE = 0.8

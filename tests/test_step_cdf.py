@@ -84,7 +84,7 @@ def test_one_tie_rule_for_the_empirical_quantile_and_the_bands():
 
 
 def test_inputs_are_checked_once_per_public_call(monkeypatch):
-    from evp import _validation, bands
+    from evp import _validation, bands, comparison
 
     calls = []
 
@@ -93,6 +93,7 @@ def test_inputs_are_checked_once_per_public_call(monkeypatch):
         return _validation.as_scores(scores, name, **options)
 
     monkeypatch.setattr(bands, "as_scores", counting)
+    monkeypatch.setattr(comparison, "as_scores", counting)
     x = np.random.default_rng(7).normal(size=30)
     evp.compare(x, x + 1, [1, 5])
     assert calls == ["scores_a", "scores_b"]

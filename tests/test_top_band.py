@@ -10,7 +10,7 @@ import pytest
 
 import evp
 from evp._order_statistics import band_bounds
-from evp.bands import _band_ranks, _top_cdf_band, _top_first
+from evp.comparison import _band_ranks, _top_cdf_band, _top_first
 
 METHOD = "ld_highest_density"
 
