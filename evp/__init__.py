@@ -52,6 +52,7 @@ from evp import datasets
 from evp import parametric as parametric
 from evp._display import set_display
 from evp._validation import (
+    DroppedRowsWarning,
     EmptyConfidenceSetWarning,
     EvpWarning,
     ParameterError,
@@ -107,6 +108,7 @@ __all__ = [
     "Budget",
     "CDFBand",
     "Comparison",
+    "DroppedRowsWarning",
     "EmptyConfidenceSetWarning",
     "EvpWarning",
     "ExchangeabilityTestResult",

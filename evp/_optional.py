@@ -43,6 +43,60 @@ EXTRAS = {
 }
 
 
+#: The oldest version of an optional package evp works with (by its import
+#: name), as pyproject.toml's extras pin them; an older one installed is
+#: refused in one line naming the version needed (as pandas' ``VERSIONS``).
+MINIMUM_VERSIONS = {
+    "optuna": "4.0",
+    "mlflow": "3.0",
+    "pyarrow": "15.0",
+}
+#: The distribution that installs an import name, where the two differ.
+DISTRIBUTIONS = {"mlflow": "mlflow-skinny", "sklearn": "scikit-learn",
+                 "yaml": "pyyaml"}
+
+
+def _release(version: str) -> tuple:
+    """The leading release numbers of a version string: "4.0.1rc1" → (4, 0, 1)."""
+    numbers = []
+    for part in str(version).split("."):
+        digits = ""
+        for char in part:
+            if not char.isdigit():
+                break
+            digits += char
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if digits != part:
+            break
+    return tuple(numbers)
+
+
+def too_old(name: str, module: types.ModuleType) -> str | None:
+    """The one-line message for module `name` older than
+    :data:`MINIMUM_VERSIONS` asks (None if it is recent enough, or its version
+    is unknown)::
+
+        >>> import types
+        >>> old = types.SimpleNamespace(__version__="3.6.1")
+        >>> too_old("optuna", old).split(":")[0]
+        'optuna 3.6.1 is installed, and evp needs optuna>=4.0'
+    """
+    top = name.split(".")[0]
+    minimum = MINIMUM_VERSIONS.get(top)
+    version = getattr(module, "__version__", None)
+    if minimum is None or not isinstance(version, str) or not _release(version):
+        return None
+    if _release(version) >= _release(minimum):
+        return None
+    extra = EXTRAS.get(top)
+    fix = (install_command(extra) if extra else
+           f"pip install '{DISTRIBUTIONS.get(top, top)}>={minimum}'")
+    return (f"{top} {version} is installed, and evp needs "
+            f"{DISTRIBUTIONS.get(top, top)}>={minimum}: {fix}")
+
+
 def install_command(extra: str) -> str:
     """The one command that installs `extra`: ``pip install 'evp-tuning-curves[x]'``."""
     return f"pip install '{DISTRIBUTION}[{extra}]'"
@@ -71,7 +125,8 @@ def import_optional_dependency(name: str, *, extra: str | None = None,
                                errors: str = "raise") -> types.ModuleType | None:
     """Import module `name` (``"tqdm.auto"``) of an optional package.
 
-    Missing, it raises an ImportError whose message names the extra of evp that
+    Missing, or older than :data:`MINIMUM_VERSIONS` asks, it raises an
+    ImportError whose message names the version needed and the extra of evp that
     installs it (`extra`, default: :data:`EXTRAS`' entry), and what needs it
     (`purpose`, e.g. ``"reading MLflow runs"``); with ``errors="ignore"`` it
     returns None instead. A package that is installed but fails inside its own
@@ -81,7 +136,7 @@ def import_optional_dependency(name: str, *, extra: str | None = None,
         raise ValueError(f"errors: 'raise' or 'ignore', got {errors!r}")
     top = name.split(".")[0]
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
     except ImportError as error:
         missing = (error.name or "").split(".")[0]
         if missing != top:  # installed, but broken inside: say what broke
@@ -90,3 +145,9 @@ def import_optional_dependency(name: str, *, extra: str | None = None,
             return None
         message = missing_message(name, purpose, extra) or f"{top} is not installed"
         raise ImportError(message, name=top) from None
+    old = too_old(name, importlib.import_module(top))
+    if old is not None:
+        if errors == "ignore":
+            return None
+        raise ImportError(f"{purpose}: {old}" if purpose else old, name=top)
+    return module

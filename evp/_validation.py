@@ -39,6 +39,31 @@ class EmptyConfidenceSetWarning(EvpWarning):
     the threshold."""
 
 
+class DroppedRowsWarning(EvpWarning, UserWarning):
+    """Rows were left out of what was read (failed rounds under
+    ``failed="drop"``, rows a file reader could not use): the curves describe
+    the rest."""
+
+
+def stack_level() -> int:
+    """The ``stacklevel`` of :func:`warnings.warn` that points at the first
+    frame outside evp: the user's own call, however deep in evp the warning
+    is raised (as pandas' ``find_stack_level``)."""
+    import inspect
+    import os
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = inspect.currentframe()
+    level = 0
+    try:
+        while frame is not None and frame.f_code.co_filename.startswith(package):
+            frame = frame.f_back
+            level += 1
+    finally:
+        del frame
+    return max(level, 1)
+
+
 def _describe(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

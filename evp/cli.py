@@ -157,9 +157,9 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
                            runs=args.runs, task=args.task,
                            failed=failed or "error", minimize=_direction(args),
                            **{name: getattr(args, name) for name in option_flags()},
-                           **{name: getattr(args, name) for name in
+                           **{name: getattr(args, dest) for name, dest in
                               getattr(args, "plugin_options", ())
-                              if getattr(args, name) is not None})
+                              if getattr(args, dest) is not None})
     bounds = getattr(args, "bounds", None)
     if bounds is not None:
         shown = np.concatenate(list(results.scores_as_read.values()))
@@ -781,7 +781,9 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
 def _plugin_flags(commands) -> None:
     """The plug-ins' own options (evp.readers.registry.plugin_option_flags) as
     flags of every command that reads results, where the command leaves the
-    name free; the names added are the command's ``plugin_options``."""
+    name free; the (name, dest) pairs added are the command's
+    ``plugin_options``. Each is kept under a name of its own in the parsed
+    arguments, so that no plug-in's option can stand for the command's own."""
     from evp.readers.registry import plugin_option_flags
 
     options = plugin_option_flags()
@@ -795,9 +797,10 @@ def _plugin_flags(commands) -> None:
             if name in taken or flag in command._option_string_actions:
                 continue  # named like one of evp's: read_results' keyword only
             default = option.default if option.default is not None else "none"
-            command.add_argument(flag, dest=name, metavar=option.metavar,
+            dest = f"plugin option {name}"
+            command.add_argument(flag, dest=dest, metavar=option.metavar,
                                  help=f"{option.help} (default: {default})")
-            added.append(name)
+            added.append((name, dest))
         command.set_defaults(plugin_options=tuple(added))
 
 

@@ -248,3 +248,105 @@ def test_a_plugins_options_are_flags_of_the_command_line(tmp_path, monkeypatch,
     results = evp.read_results(path, sep=";", scale="2", method="m")
     assert results.frame["acc"].max() == pytest.approx(1.2)
     assert "method m" in results.notes[0]
+
+
+def _install(tmp_path, monkeypatch, module: str, code: str, entries: str):
+    """Install `code` as the package `module`, its entry points `entries`."""
+    site = tmp_path / f"site-{module}"
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(textwrap.dedent(code))
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{READERS_GROUP}]\n{entries}\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+
+
+# Plug-ins whose options would stand for the command line's own names, and one
+# whose options attribute raises.
+RESERVED = '''
+class Reserved:
+    options = {"command": "x", "names": "y", "handler": "z"}
+
+    def sniff(self, source):
+        return str(source).endswith(".reserved")
+
+    def read(self, source, **options):
+        raise RuntimeError("never asked")
+
+
+class Raising:
+    @property
+    def options(self):
+        raise RuntimeError("options exploded")
+
+    def sniff(self, source):
+        return False
+
+    def read(self, source, **options):
+        raise RuntimeError("never asked")
+
+
+RESERVED = Reserved()
+RAISING = Raising()
+'''
+
+
+def test_a_plugin_with_reserved_options_is_skipped_and_breaks_no_command(
+        tmp_path, monkeypatch, capsys):
+    _install(tmp_path, monkeypatch, "evp_reserved", RESERVED,
+             "reserved = evp_reserved:RESERVED\nraising = evp_reserved:RAISING")
+    # A command that reads no results hears nothing of the plug-ins.
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("evp ") and err == ""
+    # A command that reads results works, and says once why each is skipped.
+    path = tmp_path / "runs.csv"
+    path.write_text("model,acc\na,0.5\na,0.6\nb,0.7\nb,0.4\n")
+    assert main(["curve", str(path), "--score", "acc", "--group", "model",
+                 "--ns", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert [row.split()[0] for row in out.splitlines()[1:]] == ["a", "b"]
+    warned = [line for line in err.splitlines() if "warning:" in line]
+    assert len(warned) == 2, err
+    assert ("'reserved'" in warned[1] and "'command', 'handler', 'names'" in warned[1]
+            and "evp keeps for itself" in warned[1] and warned[1].endswith("skipped"))
+    assert ("'raising'" in warned[0] and "options exploded" in warned[0]
+            and warned[0].endswith("skipped"))
+    with pytest.warns(RuntimeWarning, match="'reserved'.*skipped"):
+        assert list(plugin_readers()) == []
+
+
+# A plug-in that reads DataFrames, and changes the one it is given in place.
+MUTATING = '''
+import pandas as pd
+from evp import Results
+
+
+class Mutating:
+    def sniff(self, source):
+        return isinstance(source, pd.DataFrame) and "toy_loss" in source
+
+    def read(self, source, **options):
+        source["toy_loss"] = source["toy_loss"].abs()  # the user's frame changed
+        return Results(source.copy(), score="toy_loss", minimize=True,
+                       direction="the toy: lower is better", source="a DataFrame")
+
+
+READER = Mutating()
+'''
+
+
+def test_a_plugin_that_changes_the_users_dataframe_is_caught(tmp_path, monkeypatch):
+    import pandas as pd
+
+    _install(tmp_path, monkeypatch, "evp_mutating", MUTATING,
+             "mutating = evp_mutating:READER")
+    frame = pd.DataFrame({"toy_loss": [0.3, -0.2, 0.25]})
+    with pytest.raises(PluginError, match=r"'mutating'.*changed the DataFrame it "
+                                          r"was given in read, so its results are "
+                                          r"not used"):
+        evp.read_results(frame)

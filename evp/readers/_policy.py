@@ -24,6 +24,7 @@ from evp._columns import (
     TASK_NAMES,
     model_columns,
 )
+from evp._validation import DroppedRowsWarning, stack_level
 from evp.multiple import holm
 from evp.readers.files import _unique_trials, separator_hint
 from evp.results import ASSUMED_DIRECTION, Results
@@ -311,9 +312,10 @@ def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
     dropped = (np.flatnonzero(bad) + 1 if labels is None
                else labels[bad]).tolist()
     reasons = "; ".join(f"{what} in {noun} {_rows(rows)}" for rows, what in everything)
-    # stacklevel 3: the line that called read_results, where the user can act.
+    # At the user's own call, however deep in evp (several searches, a
+    # notebook's loader, the command line): there the user can act.
     warnings.warn(f"dropped {len(dropped)} bad row(s) of {len(frame)} "
-                  f"{note}: {reasons}", UserWarning, stacklevel=3)
+                  f"{note}: {reasons}", DroppedRowsWarning, stacklevel=stack_level())
     notes = []
     if failing.any():
         notes.append(

@@ -21,6 +21,7 @@ import pandas as pd
 from evp._columns import KEPT_NAMES
 from evp._optional import import_optional_dependency
 from evp._validation import reason as _reason
+from evp._validation import stack_level
 from evp.readers._options import Option
 from evp.results import Results
 
@@ -424,7 +425,7 @@ def read_table(path: Path, sep: str | None = None,
     if big and "usecols" in options and len(frame.columns) < len(header):
         warnings.warn(f"{path.name} is {path.stat().st_size / 2**20:,.0f} MB: read "
                       f"{len(frame.columns)} of its {len(header)} columns, those "
-                      "the analysis needs", UserWarning, stacklevel=3)
+                      "the analysis needs", UserWarning, stacklevel=stack_level())
     _refuse_repeated_header(frame, path)
     return frame
 

@@ -91,7 +91,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from evp._validation import _describe
+from evp._validation import EvpWarning, _describe, stack_level
 from evp.readers import files, kerastuner, mlflow, sklearn, smac, tuners, wandb
 from evp.readers._options import Option
 from evp.results import Results
@@ -281,13 +281,19 @@ def plugin_option_flags() -> dict:
     flags for the plug-ins' options (``--NAME VALUE``, given as text)."""
     evp_own = option_flags()
     found: dict = {}
-    for name, reader, _ in _plugins(tuple(sys.path)):
-        for option, default in (getattr(reader, "options", None) or {}).items():
+    # Said when a read asks, not here: `evp --version` hears of no plug-in.
+    for plugin in _plugins(tuple(sys.path), say=False):
+        for option, default in plugin.options.items():
             if option not in evp_own:
                 found.setdefault(option, Option(
-                    default, f"the {name!r} reader (a plug-in): its option "
+                    default, f"the {plugin.name!r} reader (a plug-in): its option "
                              f"{option!r}", metavar="VALUE"))
     return found
+
+
+class PluginWarning(EvpWarning):
+    """A reader another package installed was skipped: it could not be
+    loaded, or does not keep the shape of a reader."""
 
 
 class PluginError(ValueError):
@@ -300,7 +306,7 @@ def plugin_readers() -> dict:
     """{name: reader} of the readers other packages install (entry-point group
     :data:`READERS_GROUP`), in name order. One that cannot be loaded, or has no
     ``sniff`` and ``read``, is skipped with a warning naming it."""
-    return {name: reader for name, reader, _ in _plugins(tuple(sys.path))}
+    return {p.name: p.reader for p in _plugins(tuple(sys.path))}
 
 
 def _origin(point) -> str:
@@ -312,47 +318,123 @@ def _origin(point) -> str:
     return f"{point.name} = {point.value}{package}"
 
 
+#: Option names a plug-in may not declare: :func:`evp.read_results`' own
+#: keywords (its roles and policies), and the names the command line keeps for
+#: itself (the command, its handler, the names its messages use, the searches
+#: given as NAME=PATH). A plug-in declaring one is skipped when it loads, with
+#: one warning line, so that no command breaks on it.
+RESERVED = frozenset({
+    "path_or_frame", "score", "group", "cost", "order", "runs", "task", "failed",
+    "drop_bad_rows", "minimize", "reader", "bounds", "columns",
+    "command", "handler", "names", "sources", "plugin_options", "results"})
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """A plug-in as loaded: its name, the object, where it came from, and its
+    options ({name: default}) read once, so that nothing of the plug-in runs
+    again until a read asks it."""
+
+    name: str
+    reader: object
+    origin: str
+    options: dict
+
+
+def _plugin_options(reader) -> dict:
+    """A plug-in's ``options`` ({name: default}), checked; ValueError saying
+    what is wrong with them (an attribute that raises included)."""
+    try:
+        options = getattr(reader, "options", None) or {}
+        if not isinstance(options, dict):
+            raise ValueError("options that are not a dict of option names to their "
+                             "defaults")
+        options = dict(options)
+    except KeyboardInterrupt:
+        raise
+    except ValueError:
+        raise
+    except BaseException as error:
+        said = _safely(str, error).strip().splitlines()
+        raise ValueError(f"an options attribute that fails ({type(error).__name__}"
+                         f"{': ' + said[0] if said else ''})") from None
+    bad = [k for k in options if not (isinstance(k, str) and k.isidentifier())]
+    if bad:
+        raise ValueError("options that are not a dict of option names to their "
+                         "defaults")
+    reserved = sorted(k for k in options if k in RESERVED)
+    if reserved:
+        raise ValueError(f"an option named {', '.join(map(repr, reserved))}, a "
+                         "name evp keeps for itself; rename it")
+    return options
+
+
 @functools.lru_cache(maxsize=8)
-def _plugins(path: tuple) -> tuple:
-    """(name, reader, origin) of the plug-ins installed where `path` (sys.path)
-    looks, loaded once."""
+def _loaded(path: tuple) -> tuple:
+    """(the plug-ins installed where `path` (sys.path) looks, each a _Loaded,
+    loaded once; the warnings of those skipped). Nothing is said here: a
+    command that reads no results never hears of a plug-in (:func:`_plugins`
+    says them when a read asks)."""
     from importlib.metadata import entry_points
 
-    found = {}
-    for point in sorted(entry_points(group=READERS_GROUP), key=lambda p: p.name):
+    found, problems = {}, []
+    try:
+        points = sorted(entry_points(group=READERS_GROUP), key=lambda p: p.name)
+    except Exception as error:  # a broken distribution's metadata
+        return (), (f"the evp readers installed could not be listed "
+                    f"({type(error).__name__}: {error}); none is used",)
+    for point in points:
         try:
             reader = point.load()
         except KeyboardInterrupt:
             raise
         # Another package's bug, an exit at import included: said, not raised.
         except BaseException as error:
-            warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) could "
-                          f"not be loaded ({type(error).__name__}: {error}); skipped",
-                          RuntimeWarning, stacklevel=2)
+            said = _safely(str, error).strip().splitlines()
+            problems.append(f"the evp reader {point.name!r} ({_origin(point)}) "
+                            f"could not be loaded ({type(error).__name__}"
+                            f"{': ' + said[0] if said else ''}); skipped")
             continue
-        if not (callable(getattr(reader, "sniff", None))
-                and callable(getattr(reader, "read", None))):
-            warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) has no "
-                          "sniff(source) and read(source, **options); skipped",
-                          RuntimeWarning, stacklevel=2)
+        try:
+            usable = (callable(getattr(reader, "sniff", None))
+                      and callable(getattr(reader, "read", None)))
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            usable = False
+        if not usable:
+            problems.append(f"the evp reader {point.name!r} ({_origin(point)}) has "
+                            "no sniff(source) and read(source, **options); skipped")
             continue
-        options = getattr(reader, "options", None) or {}
-        if not (isinstance(options, dict) and all(
-                isinstance(k, str) and k.isidentifier() for k in options)):
-            warnings.warn(f"the evp reader {point.name!r} ({_origin(point)}) has "
-                          "options that are not a dict of option names to their "
-                          "defaults; skipped", RuntimeWarning, stacklevel=2)
+        try:
+            options = _plugin_options(reader)
+        except ValueError as error:
+            problems.append(f"the evp reader {point.name!r} ({_origin(point)}) has "
+                            f"{error}; skipped")
             continue
-        found[point.name] = (reader, _origin(point))
-    return tuple((name, reader, origin) for name, (reader, origin) in found.items())
+        found[point.name] = _Loaded(point.name, reader, _origin(point), options)
+    return tuple(found.values()), tuple(problems)
+
+
+def _plugins(path: tuple, say: bool = True) -> tuple:
+    """The plug-ins installed where `path` looks (:func:`_loaded`), each a
+    _Loaded; those skipped said in one warning line each when `say`."""
+    found, problems = _loaded(path)
+    if say:
+        for problem in problems:
+            warnings.warn(problem, PluginWarning, stacklevel=stack_level())
+    return found
 
 
 def _fingerprint(source, contents: bool = True) -> dict | None:
     """{file: its size, modification time and (if `contents`) sha256} of a
-    file, or of every file under a folder; None for a source that is not a path
-    (a plug-in given an object). Without `contents` it only stats, for the
+    file, or of every file under a folder; of a DataFrame, the digest of its
+    values, index, columns and types; None for any other source (a plug-in
+    given an object). Without `contents` a path is only statted, for the
     sniffs every read asks (a tuner's folder may hold gigabytes of
     checkpoints)."""
+    if isinstance(source, pd.DataFrame):
+        return {"a DataFrame": _frame_digest(source)}
     if not _is_path(source):
         return None
     path = Path(source).expanduser()
@@ -370,6 +452,26 @@ def _fingerprint(source, contents: bool = True) -> dict | None:
     return out
 
 
+def _frame_digest(frame: pd.DataFrame) -> str:
+    """A digest of everything a reader could change in place: the values (a
+    list in a cell included), the index, the column names and their types,
+    and the attrs."""
+    digest = hashlib.sha256()
+    digest.update(repr((list(map(repr, frame.columns)), list(map(str, frame.dtypes)),
+                        frame.shape, repr(frame.attrs))).encode())
+    try:
+        digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy()
+                      .tobytes())
+    except TypeError:  # unhashable cells (lists, dicts): their pickled bytes
+        import pickle
+
+        try:
+            digest.update(pickle.dumps(frame, protocol=5))
+        except Exception:  # cells that cannot be pickled: their text
+            digest.update(frame.to_string().encode())
+    return digest.hexdigest()
+
+
 def _safely(say, value) -> str:
     """`say(value)`, or "" when a plug-in's object cannot even be described."""
     try:
@@ -378,7 +480,8 @@ def _safely(say, value) -> str:
         return ""
 
 
-def _plugin(name: str, reader, origin: str = "") -> Reader:
+def _plugin(name: str, reader, origin: str = "", options: dict | None = None
+            ) -> Reader:
     """A plug-in as a Reader, held to evp's promises: anything its sniff or
     read raises (an exit included, an interrupt excepted) is a PluginError
     naming it; its result must be Results, and its input unchanged."""
@@ -392,7 +495,9 @@ def _plugin(name: str, reader, origin: str = "") -> Reader:
                            f"{': ' + said[0] if said else ''}): {fix}")
 
     def changed(source, step: str) -> PluginError:
-        return PluginError(f"path_or_frame: {who} changed {source} in {step}, so "
+        shown = ("the DataFrame it was given" if isinstance(source, pd.DataFrame)
+                 else source)
+        return PluginError(f"path_or_frame: {who} changed {shown} in {step}, so "
                            f"its results are not used: {fix}")
 
     def sniff(source) -> bool:
@@ -425,9 +530,10 @@ def _plugin(name: str, reader, origin: str = "") -> Reader:
                               f"evp.Results: {fix}")
         return base.replace(tuner=base.tuner or name)
 
+    if options is None:  # a reader not installed: a plug-in's own tests
+        options = _plugin_options(reader)
     declared = {option: Option(default, f"the {name!r} reader's option")
-                for option, default in (getattr(reader, "options", None)
-                                        or {}).items()}
+                for option, default in options.items()}
     return Reader(name, f"the {name!r} reader's kind", sniff, read, declared,
                   names_score=True)
 
@@ -435,8 +541,8 @@ def _plugin(name: str, reader, origin: str = "") -> Reader:
 def readers() -> tuple:
     """Every reader in the order it is asked: evp's, with the plug-ins
     installed now in their place."""
-    plugged = tuple(_plugin(name, r, origin)
-                    for name, r, origin in _plugins(tuple(sys.path)))
+    plugged = tuple(_plugin(p.name, p.reader, p.origin, p.options)
+                    for p in _plugins(tuple(sys.path)))
     return READERS[:PLUGINS_AFTER] + plugged + READERS[PLUGINS_AFTER:]
 
 

@@ -180,6 +180,18 @@ def _optuna():
         "optuna", purpose="path_or_frame: reading an Optuna study")
 
 
+@contextlib.contextmanager
+def _quiet(optuna):
+    """Optuna's INFO lines (a study loaded) left unsaid while evp reads, and
+    the user's own log level restored after: nothing process-wide changes."""
+    before = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(before)
+
+
 #: Tables every Optuna storage holds (RDBStorage's schema).
 OPTUNA_TABLES = {"studies", "trials", "version_info"}
 
@@ -223,7 +235,7 @@ def _studies(source, study, stack: contextlib.ExitStack) -> list:
                              f"{source.study_name!r}, not {study!r}; leave study out")
         return [source]
     url = stack.enter_context(_storage(source))
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    stack.enter_context(_quiet(optuna))
     try:
         names = optuna.get_all_study_names(storage=url)
     except Exception as exc:  # SQLAlchemy's and the driver's errors
