@@ -143,7 +143,6 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
     """The results RESULTS names, read as the input options say; the reader's
     notes and warnings said."""
     from evp.readers import POOLED_MODELS, read_results
-    from evp.readers.registry import option_flags
 
     failed = args.failed
     if args.drop_bad_rows:
@@ -156,19 +155,8 @@ def _results(args: argparse.Namespace, group: str | None, said: Said):
                            cost=getattr(args, "cost", None), order=args.order,
                            runs=args.runs, task=args.task,
                            failed=failed or "error", minimize=_direction(args),
-                           **{name: getattr(args, name) for name in option_flags()},
-                           **{name: getattr(args, dest) for name, dest in
-                              getattr(args, "plugin_options", ())
-                              if getattr(args, dest) is not None})
-    bounds = getattr(args, "bounds", None)
-    if bounds is not None:
-        shown = np.concatenate(list(results.scores_as_read.values()))
-        shown = shown[np.isfinite(shown)]
-        if shown.min() < bounds[0] or shown.max() > bounds[1]:
-            raise UsageError(f"--bounds {bounds[0]:g},{bounds[1]:g} must hold every "
-                             f"score, and the scores run from {shown.min():g} to "
-                             f"{shown.max():g}")
-        results = analyses.with_floor(results.replace(limits=bounds))
+                           bounds=getattr(args, "bounds", None),
+                           **_reading_options(args))
     if getattr(args, "pool", False):  # pooled as asked: no warning of it
         results = results.replace(warnings=tuple(
             w for w in results.warnings if POOLED_MODELS not in w))
@@ -646,9 +634,9 @@ def run(args: argparse.Namespace) -> tuple[int, Said]:
             executed, written = run_atomically(
                 notebook, out, parameters, cwd=Path.cwd(),
                 # What the notebook could not read from RESULTS as it was read
-                # here: a tuner's record, rows dropped, a delimiter given.
+                # here: a tuner's record, rows dropped, a reader's option given.
                 trials=(results.frame if results.tuner or results.dropped
-                        or args.sep or args.decimal else None))
+                        or _reading_options(args) else None))
     except FolderBusy as error:
         raise UsageError(f"--out: {error}") from None
     except NotebookFailed as error:
@@ -776,6 +764,18 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
                             metavar=option.metavar, choices=option.choices,
                             help=(option.help if "default:" in option.help
                                   else f"{option.help} (default: {default})"))
+
+
+def _reading_options(args: argparse.Namespace) -> dict:
+    """{option: value} of the readers' options given on the command line (evp's
+    and the plug-ins'), as read_results takes them; each declared once, in
+    evp.readers.registry, and nowhere else."""
+    from evp.readers.registry import option_flags
+
+    given = {name: getattr(args, name, None) for name in option_flags()}
+    given.update({name: getattr(args, dest, None)
+                  for name, dest in getattr(args, "plugin_options", ())})
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _plugin_flags(commands) -> None:

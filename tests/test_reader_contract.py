@@ -2,7 +2,6 @@
 on a source of its kind; and the check itself fails a reader that breaks it."""
 
 import json
-import re
 import warnings
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 import evp
 from evp.readers.registry import READERS, Reader
-from evp.readers.testing import ReaderContractError, check_reader
+from evp.readers.testing import RULES, ReaderContractError, check_reader, reader_checks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -194,34 +193,62 @@ def test_every_built_in_reader_is_checked_here():
     assert {r.name for r in READERS} == checked
 
 
-# The check fails readers that break the contract.
+# One test per rule, and for every rule a reader that breaks it, caught.
 
 class _Toy:
-    """A plug-in reader of "MODEL LOSS" lines, as the registry's example."""
+    """A plug-in reader of "MODEL LOSS" lines, as the registry's example;
+    `broken` names the rule it breaks."""
 
-    def __init__(self, **broken):
+    def __init__(self, broken=None):
         self.broken = broken
+        self.options = {"scale": 1.0}
+        if broken == "declares_its_options":
+            self.options = {"score": 1.0}  # a name of read_results' own
+        if broken == "marks_its_failed_states":
+            from evp.readers.registry import Knows
+
+            self.knows = Knows(failed=("DIVERGED",))
 
     def sniff(self, source):
-        if self.broken.get("sniff_raises"):
+        if self.broken == "sniff_never_raises":
             return Path(source).suffix == ".toy"  # raises for a number
-        if self.broken.get("claims_csv"):
+        if self.broken == "sniff_claims_no_stranger":
             return isinstance(source, str | Path) and Path(source).suffix in (
                 ".toy", ".csv")
+        if self.broken == "sniff_changes_nothing" and isinstance(source, Path) \
+                and source.is_dir():
+            (source / "sniffed").write_text("x")
+        if self.broken == "claims_its_own_source":
+            return False
         return isinstance(source, str | Path) and str(source).endswith(".toy")
 
-    def read(self, source, *, score=None):
+    def read(self, source, *, score=None, scale=1.0):
         rows = [line.split() for line in Path(source).read_text().splitlines()]
+        if self.broken == "read_changes_nothing":
+            with open(source, "a") as stream:
+                stream.write("c 0.1\n")
         frame = pd.DataFrame({"model": [m for m, _ in rows],
-                              "loss": [float(x) for _, x in rows],
-                              "trial": range(len(rows))})
-        if self.broken.get("shuffles"):
+                              "loss": [float(x) * scale for _, x in rows],
+                              "trial": range(len(rows)),
+                              "state": ["DIVERGED" if x == "nan" else "DONE"
+                                        for _, x in rows]})
+        if self.broken == "marks_its_failed_states":
+            frame["loss"] = frame["loss"].fillna(9.0)  # the score kept
+        if self.broken == "returns_results":
+            return frame
+        if self.broken == "rows_in_trial_order":
             frame = frame.iloc[::-1]
-        if self.broken.get("hides_failures"):
+        if self.broken == "marks_failed_rounds":
             frame = frame.dropna()
-        return evp.Results(frame, score="loss", group="model", minimize=True,
-                           direction="the toy format: lower is better",
-                           source=str(source), order="trial", ordered=True)
+        said = {"minimize": True, "direction": "the toy format: lower is better"}
+        if self.broken == "says_its_direction":
+            said = {}
+        ordered = {"order": "trial", "ordered": True}
+        if self.broken == "says_its_order":
+            ordered = {}
+        return evp.Results(frame, score="loss", group="model",
+                           source="" if self.broken == "says_its_source"
+                           else str(source), **said, **ordered)
 
 
 @pytest.fixture
@@ -231,21 +258,59 @@ def toy(tmp_path):
     return path
 
 
-def test_a_plug_in_that_keeps_the_contract_passes(toy):
+RULE_NAMES = [name for name, _, _ in RULES]
+
+
+@pytest.mark.parametrize("rule", RULE_NAMES)
+def test_a_plug_in_that_keeps_the_rule_passes_it(toy, rule):
+    check = next(c for c in reader_checks(_Toy(), toy, failed=1) if str(c) == rule)
+    check()
+
+
+@pytest.mark.parametrize("rule", RULE_NAMES)
+def test_a_reader_that_breaks_the_rule_is_caught_by_it(toy, rule):
+    checks = {str(c): c for c in reader_checks(_Toy(rule), toy, failed=1)}
+    with pytest.raises(ReaderContractError, match=r"^the reader '_Toy' .*breaks the "
+                                                  r"contract: "):
+        checks[rule]()
+
+
+def test_the_rules_are_named_once_each_and_the_check_is_all_of_them(toy):
+    assert len(set(RULE_NAMES)) == len(RULE_NAMES) == 13
     results = check_reader(_Toy(), toy, failed=1)
     assert results.minimize and results.failed == (3,)
+    with pytest.raises(ReaderContractError, match="it marks 0 failed round"):
+        check_reader(_Toy("marks_failed_rounds"), toy, failed=1)
 
 
-@pytest.mark.parametrize(("broken", "rule"), [
-    ({"sniff_raises": True}, "sniff raised PluginError for a number"),
-    ({"claims_csv": True}, "it claims a plain CSV file of one's own"),
-    ({"shuffles": True}, "its rows are not in trial order"),
-    ({"hides_failures": True}, "it marks 0 failed round(s), and the source holds 1"),
-])
-def test_a_reader_that_breaks_the_contract_is_named_with_the_rule(toy, broken,
-                                                                   rule):
-    with pytest.raises(ReaderContractError, match=re.escape(rule)):
-        check_reader(_Toy(**broken), toy, failed=1)
+def test_an_expected_failure_passes_while_broken_and_fails_once_kept(toy):
+    why = {"says_its_order": "the toy format records no order"}
+    check = next(c for c in reader_checks(_Toy("says_its_order"), toy,
+                                          expected_failures=why)
+                 if str(c) == "says_its_order")
+    check()  # broken, as expected
+    kept = next(c for c in reader_checks(_Toy(), toy, expected_failures=why)
+                if str(c) == "says_its_order")
+    with pytest.raises(ReaderContractError, match=r"expected to fail .* take it "
+                                                  r"out of expected_failures"):
+        kept()
+    with pytest.raises(ValueError, match="expected_failures: no rule 'no_such'"):
+        list(reader_checks(_Toy(), toy, expected_failures={"no_such": "x"}))
+
+
+def test_the_messages_name_the_rule(toy):
+    said = {}
+    for rule in ("sniff_never_raises", "sniff_claims_no_stranger",
+                 "rows_in_trial_order", "says_its_direction", "says_its_order"):
+        checks = {str(c): c for c in reader_checks(_Toy(rule), toy, failed=1)}
+        with pytest.raises(ReaderContractError) as error:
+            checks[rule]()
+        said[rule] = str(error.value)
+    assert "sniff raised PluginError for a number" in said["sniff_never_raises"]
+    assert "claims a plain CSV file" in said["sniff_claims_no_stranger"]
+    assert "not in trial order" in said["rows_in_trial_order"]
+    assert "which way is better" in said["says_its_direction"]
+    assert "the trials' order" in said["says_its_order"]
 
 
 def test_a_reader_that_does_not_claim_its_own_source_fails(toy):

@@ -11,25 +11,48 @@ import pytest
 
 import evp
 import evp.readers
-from evp.readers.registry import PLUGINS_AFTER, READERS, Reader, read_source
+from evp.readers.registry import READERS, Reader, _asked, read_source
 
 INIT = Path(evp.readers.__file__).resolve()
 
 
 def test_every_reader_says_what_it_reads_and_sniffs_without_raising(tmp_path):
     assert all(isinstance(r, Reader) and r.name and r.reads for r in READERS)
-    # The trackers come before the plug-ins, the tuners after them, and the
-    # plain files last, so that a folder or file a tool wrote is the tool's.
-    names = [r.name for r in READERS]
-    assert names[:PLUGINS_AFTER] == ["mlflow", "scikit-learn"]
-    assert names.index("optuna") > PLUGINS_AFTER - 1
-    assert names[-1] == "file" and names.index("evp search") < names.index("file")
     for odd in (3, None, tmp_path / "missing" / "x.csv", "no-such-file.db",
                 b"bytes", ["list"], tmp_path):
         for reader in READERS:
             reader.sniff(odd)  # no exception for any of them
     claimed = [r.name for r in READERS if r.sniff(3)]
     assert claimed == []
+
+
+def test_the_most_specific_claim_is_asked_first_and_cheap_sniffs_before_costly(
+        tmp_path):
+    def names(source):
+        return [r.name for r in _asked(READERS, source)]
+
+    # A CSV file: no tuner's sniff runs (none probes the file system for it).
+    path = tmp_path / "runs.csv"
+    path.write_text("acc\n0.5\n")
+    assert names(path) == ["file"]
+    # A SQLite file: MLflow's tables (a marker) before Optuna's extension.
+    assert names(tmp_path / "s.db") == ["mlflow", "optuna", "file"]
+    # A folder: the tools' markers (the cheap ones first), then evp search's
+    # folders, then anything.
+    assert names(tmp_path) == ["keras tuner", "mlflow", "smac", "ray tune",
+                               "evp search", "file"]
+    # A DataFrame: the tools' shapes before the user's own table.
+    assert names(pd.DataFrame({"a": [1]})) == ["scikit-learn", "wandb", "table"]
+    # The list's order decides nothing: reversed, the same readers are asked.
+    assert [r.name for r in _asked(READERS[::-1], tmp_path)] == names(tmp_path)
+
+
+def test_an_option_that_names_its_readers_source_picks_that_reader(tmp_path):
+    # experiment= says the source is an MLflow store, whatever else it is.
+    from evp.readers.registry import _refuse_others  # noqa: F401 (imported: used)
+
+    claims = [(r.name, n) for r in READERS for n, o in r.declared.items() if o.claims]
+    assert claims == [("mlflow", "experiment")]
 
 
 def test_the_first_reader_that_claims_a_source_reads_it(tmp_path):
@@ -49,7 +72,7 @@ def test_the_first_reader_that_claims_a_source_reads_it(tmp_path):
     cv.to_csv(tmp_path / "cv.csv", index=False)
     reader, base, _, origin = read_source(tmp_path / "cv.csv", score=None, sep=None,
                                           decimal=None, columns=None)
-    assert reader.name == "file" and base.tuner == "scikit-learn"
+    assert reader.name == "scikit-learn" and base.tuner == "scikit-learn"
     assert origin == str(tmp_path / "cv.csv")
     with pytest.raises(TypeError, match=r"^path_or_frame must be a file path or a "
                                         r"pandas DataFrame, got"):

@@ -99,9 +99,10 @@ def test_a_tuners_studies_are_models_runs_or_tasks_as_the_user_reads_them():
     roles, _ = reconcile(user(task="study", group="params_model"), base, frame,
                          "tuner")
     assert roles["group"] == "params_model" and roles["task"] == "study"
-    # Another model column over studies grouped already: refused.
-    with pytest.raises(ValueError, match="grouped by study already"):
-        reconcile(user(group="params_model"), base, frame, "tuner")
+    # Another model column over several studies (one per task and model, say):
+    # the user's; the study stays a column.
+    roles, _ = reconcile(user(group="params_model"), base, frame, "tuner")
+    assert roles["group"] == "params_model" and "study" in frame
     # A trial attribute as the score.
     roles, _ = reconcile(user(score="user_attrs_acc"), base, frame, "tuner")
     assert roles["score"] == "user_attrs_acc"

@@ -211,7 +211,8 @@ def tune_folder(tmp_path):
 
 def test_a_ray_tune_folder_gives_each_trials_best_or_last_report(tune_folder):
     # Trial 3 stopped with an error: a failed round, refused until told.
-    with pytest.raises(ValueError, match=r"'acc' has missing.* rows 4;.*"
+    with pytest.raises(ValueError, match=r"\(Ray Tune's trial ids\): .*'acc' has "
+                                         r"missing.* trials a1b2c_00003;.*"
                                          r"failed='drop'"):
         read_results(tune_folder, metric="acc", mode="max")
     worst = read_results(tune_folder, metric="acc", mode="max", failed="worst")
@@ -319,3 +320,104 @@ def test_evp_run_reads_an_optuna_storage(study_db, tmp_path, capsys):
                     if "injected-parameters" in c["metadata"].get("tags", []))
     assert "minimize = True" in injected and 'score_column = "value"' in injected
     assert (out / "mean_vs_median-fig8.png").exists()
+
+
+def ray_trial(experiment, counter: int, config: dict, loss, *, error=False):
+    """A trial folder named as Ray Tune names it (its id's counter, then the
+    date), reporting `loss` twice; one that errored before its first report
+    (`loss` None) has its config and its error and no result.json."""
+    trial_id = f"f00d5_{counter:05d}"
+    tag = ",".join(f"{k}={v}" for k, v in config.items())
+    date = f"2025-03-0{1 + counter % 9}_1{counter % 10}-2{counter % 7}-0{counter % 5}"
+    trial = experiment / f"train_{trial_id}_{counter}_{tag}_{date}"
+    trial.mkdir(parents=True)
+    (trial / "params.json").write_text(json.dumps(config))
+    if loss is not None:
+        lines = [json.dumps({"log_loss": loss + 0.1 * (2 - step), "trial_id": trial_id,
+                             "training_iteration": step, "config": config})
+                 for step in (1, 2)]
+        (trial / "result.json").write_text("\n".join(lines) + "\n")
+    if error:
+        (trial / "error.txt").write_text("Failure # 1\nRuntimeError: diverged\n")
+    return trial
+
+
+@pytest.fixture
+def bench(tmp_path):
+    """A benchmark saved the usual way: one Ray Tune experiment folder per task
+    and model, 8 trials each, the trials' dates out of their order; trials 2
+    and 5 of breast_cancer-knn errored before they reported."""
+    root = tmp_path / "ray_results" / "bench"
+    rng = np.random.default_rng(0)
+    for task, offset in (("breast_cancer", 0.0), ("iris", 0.2), ("wine", 0.4)):
+        for model, gap in (("knn", 0.1), ("svm", 0.0), ("tree", 0.3)):
+            experiment = root / f"{task}-{model}"
+            for counter in range(8):
+                config = {"task": task, "model": model,
+                          "C": float(np.round(rng.uniform(0, 1), 4))}
+                errored = ((task, model) == ("breast_cancer", "knn")
+                           and counter in (2, 5))
+                ray_trial(experiment, counter, config,
+                          None if errored else
+                          round(offset + gap + float(rng.uniform(0, 0.2)), 4),
+                          error=errored)
+            (experiment / "experiment_state-2025-03-01_10-00-00.json").write_text("{}")
+    return root
+
+
+def test_a_folder_of_experiments_groups_by_any_column(bench):
+    results = read_results(bench, metric="log_loss", mode="min",
+                           group="config/model", task="config/task", failed="worst")
+    assert results.models == ["knn", "svm", "tree"]
+    assert sorted(results.frame["config/task"].unique()) == ["breast_cancer", "iris",
+                                                             "wine"]
+    assert "experiment" in results.frame  # the experiment: one more column
+    assert len(results.frame) == 72
+    # Errored trials keep their places: Ray's counter, not the folders' dates.
+    knn = results.frame[results.frame["experiment"] == "breast_cancer-knn"]
+    assert knn["trial_id"].tolist() == [f"f00d5_{c:05d}" for c in range(8)]
+    assert knn["state"].tolist() == ["TERMINATED"] * 2 + ["ERROR"] + [
+        "TERMINATED"] * 2 + ["ERROR"] + ["TERMINATED"] * 2
+    assert len(results.failed) == 2
+    assert not any("nothing to compare across tasks" in w for w in results.warnings)
+
+
+def test_experiments_as_models_on_one_task_each_are_said_with_the_fix(bench):
+    results = read_results(bench, metric="log_loss", mode="min",
+                           task="config/task", failed="drop")
+    assert len(results.models) == 9
+    said = [w for w in results.warnings if "no model appears" in w]
+    assert said == ["no model appears on more than one task (9 models of column "
+                    "'experiment', each on one of 3 tasks): there is nothing to "
+                    "compare across tasks; group by a column that names models on "
+                    "several tasks: group='config/model' (--group config/model)"]
+
+
+def test_the_command_line_compares_a_folder_of_experiments_by_model_and_task(
+        bench, capsys):
+    assert main(["compare", str(bench), "--metric", "log_loss", "--mode", "min",
+                 "--group", "config/model", "--task", "config/task",
+                 "--failed", "drop", "--all"]) == 0
+    out, err = capsys.readouterr()
+    assert "knn" in out and "svm" in out and "tree" in out
+    assert "breast_cancer-knn" not in out
+    assert "evp compare:" not in err.replace("evp compare: warning", "")
+    assert main(["compare", str(bench), "--metric", "log_loss", "--mode", "min",
+                 "--task", "config/task", "--failed", "drop", "--all"]) == 0
+    err = capsys.readouterr().err
+    assert "no model appears on more than one task" in err
+    assert "--group config/model" in err
+
+
+def test_an_errored_trial_without_a_result_file_is_counted_in_its_place(tmp_path):
+    experiment = tmp_path / "exp"
+    for counter in range(30):
+        ray_trial(experiment, counter, {"C": counter}, None if counter in (22, 24)
+                  else 0.5 + 0.001 * counter, error=counter in (22, 24))
+    results = read_results(experiment, metric="log_loss", mode="min",
+                           failed="worst")
+    assert results.failed == (23, 25)  # rows in trial order: trials 22 and 24
+    assert results.frame["config/C"].tolist() == list(range(30))
+    assert "2 failed (ERROR 2)" in results.notes[0]
+    with pytest.raises(ValueError, match=r"f00d5_00022, f00d5_00024"):
+        read_results(experiment, metric="log_loss", mode="min")

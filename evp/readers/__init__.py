@@ -28,9 +28,16 @@ from evp._columns import FAILED_STATES
 from evp._validation import as_choice
 from evp.readers import _policy as policy
 from evp.readers import _roles, sklearn
+from evp.readers._options import document
 from evp.readers._policy import LOSS_WORDS, POOLED_MODELS, looks_like_loss
 from evp.readers.files import Columns, load_search
-from evp.readers.registry import READERS, READERS_GROUP, plugin_readers, read_source
+from evp.readers.registry import (
+    READERS,
+    READERS_GROUP,
+    option_flags,
+    plugin_readers,
+    read_source,
+)
 from evp.results import FAILURES, Results
 
 __all__ = ["FAILED_STATES", "LOSS_WORDS", "POOLED_MODELS", "READERS_GROUP",
@@ -44,7 +51,7 @@ _NAMING = {r.name for r in READERS if r.names_score}
 def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None,
                  runs=None, task=None, failed: str = "error",
                  drop_bad_rows: bool = False, minimize: bool | None = None,
-                 reader: str | None = None, **options) -> Results:
+                 bounds=None, reader: str | None = None, **options) -> Results:
     """Read search results into validated :class:`evp.Results`.
 
     What reaches the statistics must be what you meant, so three things are
@@ -141,6 +148,12 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         a score whose name says loss (:func:`looks_like_loss`: ``val_loss``,
         ``error_rate``, ``perplexity``, …) is refused until you say. A value that
         contradicts the tuner is an error.
+    bounds : (float, float), optional
+        The score's possible range, e.g. ``(0, 1)`` for an accuracy: every
+        score must lie inside it (else an error), failed rounds kept under
+        ``failed="worst"`` count at its lower end (upper for a loss) in the
+        expected best score, and the tail fits know it (``.limits``). Default:
+        unbounded, or what the reader knows.
     reader : str or Reader, optional
         The reader to read `path_or_frame` with, by its name (``"optuna"``,
         ``"ray tune"``, ``"mlflow"``, ``"wandb"``, ``"file"``, a plug-in's
@@ -149,37 +162,9 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     **options
         The readers' own options (each reader's :attr:`~evp.readers.registry.
         Reader.options`, a plug-in's included): the one that reads is given
-        its own, and an option of another kind of source is refused. evp's:
-    sep : str, optional
-        The delimiter of a text file. Default: the one of ``,``, ``;``, tab and
-        ``|`` that splits every line of the file's start into the same number of
-        fields (the most fields winning), else the extension's (tab for ``.tsv``
-        and ``.tab``, comma otherwise).
-    decimal : str, optional
-        The decimal mark of a text file. Default: ``,`` when the numbers of a file
-        not separated by commas are written with decimal commas (``0,85``), else
-        ``.``.
-    study : str or list of str, optional
-        The Optuna study to read, when the storage holds more than one; several
-        (``"tpe,random"`` or a list) or ``"all"``, grouped by study.
-    pruned : {"drop", "failed"}, default "drop"
-        An Optuna study's pruned trials: left out, counted in the note, or read
-        as failed rounds (their scores are not final), for `failed` to count.
-    metric : str, optional
-        The metric a Ray Tune experiment reported; it picks each trial's best
-        report and is the default `score`. Default: `score`.
-    mode : {"max", "min"}, optional
-        Whether a higher or lower Ray Tune `metric` is better; needed for Ray Tune.
-        It picks each trial's report; it is the direction of the score only when
-        the score is the metric.
-    per_trial : {"best", "last"}, default "best"
-        Each Ray Tune trial's best report of `metric`, or its last one.
-    experiment : str, optional
-        The MLflow experiment to read, by name or id; given, `path_or_frame` is
-        an MLflow store. Default for a store recognised as MLflow's (an
-        ``mlruns`` folder, a SQLite file with MLflow's tables): its only
-        experiment with runs.
-
+        its own, and an option of another kind of source is refused. evp's,
+        as each reader declares them:
+{options}
     Returns
     -------
     evp.Results
@@ -230,7 +215,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         return _read_several(
             path_or_frame, score=score, cost=cost, order=order, runs=runs,
             task=task, failed=failed, drop_bad_rows=drop_bad_rows,
-            minimize=minimize, group=group, reader=reader, **options)
+            minimize=minimize, group=group, bounds=bounds, reader=reader,
+            **options)
     failed = as_choice(failed, "failed", FAILURES)
     if drop_bad_rows:
         if failed == "worst":
@@ -248,14 +234,16 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     score, group, order = roles["score"], roles["group"], roles["order"]
     roles = {role: column for role, column in roles.items() if column is not None}
     policy.check_columns(frame, roles)
-    minimize, direction, notes = policy.direction(
-        base, score, minimize, options.get("metric"), options.get("mode"))
+    minimize, direction, notes = policy.direction(base, score, minimize,
+                                                  reader.knows, options)
     frame, repeated = policy.repeated_trials(frame, base, roles)
-    labels = policy.file_rows(base, frame)
+    labels = policy.file_rows(base, frame, reader.knows)
     frame, more = policy.formats(frame.reset_index(drop=True), roles, labels)
     frame, kept_failed, dropped, most = policy.failed_rounds(
-        frame, roles, failed, minimize, labels, policy.trial_names(base, frame))
+        frame, roles, failed, minimize, labels,
+        policy.trial_names(base, frame, reader.knows), bounds=bounds)
     frame = policy.as_read(frame, roles, kept_failed, minimize)
+    bounds = policy.check_bounds(frame, score, bounds)
     ordered = base is not None and base.ordered
     if order is None and not ordered and (base is None or base.tuner is None):
         # A tool's record says its order, or that it has none (a grid, a table
@@ -271,8 +259,14 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
         strategy=base.strategy if base is not None else None,
         failed=tuple(int(i) + 1 for i in kept_failed), failures=failed,
         dropped=tuple(dropped), source=origin,
-        tuner=base.tuner if base is not None else None, name=name)
-    return policy.exchangeability(policy.pooled_models(policy.pooled_tasks(results)))
+        tuner=base.tuner if base is not None else None, name=name,
+        **({"limits": bounds} if bounds is not None else {}))
+    return policy.exchangeability(policy.disjoint_tasks(
+        policy.pooled_models(policy.pooled_tasks(results))))
+
+
+read_results.__doc__ = read_results.__doc__.replace(
+    "{options}\n", document(option_flags(), indent=4) + "\n")
 
 
 def _is_several(source) -> bool:

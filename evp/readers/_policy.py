@@ -26,6 +26,7 @@ from evp._columns import (
 )
 from evp._validation import DroppedRowsWarning, stack_level
 from evp.multiple import holm
+from evp.readers._knows import Direction
 from evp.readers.files import _unique_trials, separator_hint
 from evp.results import ASSUMED_DIRECTION, Results
 from evp.significance import exchangeability_test
@@ -176,6 +177,75 @@ def pooled_models(results: Results) -> Results:
         f"--pool to treat all {len(frame)} rows as one model")))
 
 
+def _floor_words(bounds, minimize: bool) -> str:
+    """What the expected best score makes of failed rounds, given the score's
+    bounds (or not)."""
+    value = None if bounds is None else bounds[1] if minimize else bounds[0]
+    if value is None or not np.isfinite(value):
+        return ("the expected best score needs a floor for them (bounds) and is "
+                "undefined without one")
+    return (f"the expected best score counts them at the score's "
+            f"{'upper' if minimize else 'lower'} bound, {value:g}")
+
+
+def check_bounds(frame: pd.DataFrame, score, bounds):
+    """The score's possible range (low, high), checked: numbers, low < high,
+    and every finite score inside; None when not given."""
+    if bounds is None:
+        return None
+    try:
+        low, high = (float(v) for v in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds: the score's possible range as (low, high), e.g. "
+                         f"(0, 1) for an accuracy; got {bounds!r}") from None
+    if not low < high:
+        raise ValueError(f"bounds: needs low < high, got ({low:g}, {high:g})")
+    values = _numbers(frame, score)
+    values = values[np.isfinite(values)]
+    if values.size and (values.min() < low or values.max() > high):
+        raise ValueError(f"bounds: ({low:g}, {high:g}) must hold every score, and "
+                         f"the scores run from {values.min():g} to "
+                         f"{values.max():g}")
+    return low, high
+
+
+def disjoint_tasks(results: Results) -> Results:
+    """Several tasks, and no model on more than one of them: nothing to
+    compare across tasks (a folder of experiments, one per task and model,
+    read with each experiment a model). Said as a warning in one line, with
+    the columns that would name models across the tasks."""
+    task, group = results.task, results.group
+    if task is None or group is None:
+        return results
+    frame = results.frame
+    tasks_of = frame.groupby(group, sort=False)[task].nunique()
+    if frame[task].nunique() < 2 or (tasks_of > 1).any():
+        return results
+    taken = {results.score, results.cost, results.order, results.runs, task, group}
+    keys = [task, group]
+    suggested = []
+    for column in frame.columns:
+        if column in taken:
+            continue
+        try:
+            values = frame[column].astype(str)
+            fixed = values.groupby([frame[k] for k in keys], sort=False).nunique()
+        except (TypeError, ValueError):
+            continue
+        if values.nunique() < 2 or (fixed > 1).any():
+            continue  # not one value per model and task: no model's name
+        if (values.groupby(values, sort=False).size() > 1).any() and (
+                frame.groupby(values, sort=False)[task].nunique() > 1).any():
+            suggested.append(column)
+    fix = (f"group by a column that names models on several tasks: "
+           f"{' or '.join(f'group={c!r} (--group {c})' for c in suggested[:3])}"
+           if suggested else "name the column of models with group= (--group)")
+    return results.replace(warnings=(*results.warnings, (
+        f"no model appears on more than one task ({len(tasks_of)} models of "
+        f"column {group!r}, each on one of {frame[task].nunique()} tasks): "
+        f"there is nothing to compare across tasks; {fix}")))
+
+
 def check_columns(frame: pd.DataFrame, roles: dict) -> None:
     available = list(frame.columns)
     duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
@@ -194,52 +264,56 @@ def check_columns(frame: pd.DataFrame, roles: dict) -> None:
         raise ValueError("path_or_frame has no rows: there are no results to read")
 
 
-def direction(base: Results | None, score, minimize: bool | None, metric,
-               mode) -> tuple[bool, str, list[str]]:
+def direction(base: Results | None, score, minimize: bool | None, knows=None,
+              options=None) -> tuple[bool, str, list[str]]:
     """Whether lower is better, who said so, and the note that says it.
 
-    The user's word first; then the tuner's, for its own objective (an Optuna
-    study's direction; Ray Tune's mode, when the score is the metric it picks
-    reports by); then the name: a loss-like name is refused, anything else is
-    taken as higher-is-better, with a note.
+    The user's word first; then the tool's, for the score it records it for
+    (the reader's own score: an Optuna study's objective, the Ray Tune metric
+    that picks reports), as the reader declares (`knows`, a :class:`evp.
+    readers._knows.Knows`; `options`, the options the user gave); then the
+    name: a loss-like name is refused, anything else is taken as
+    higher-is-better, with a note.
     """
-    said = recorded_direction(base, score, metric)
+    options = options or {}
+    way = getattr(knows, "direction", None)
+    way = way if isinstance(way, Direction) else Direction()
+    said = recorded_direction(base, score)
     if minimize is not None:
         minimize = bool(minimize)
-        if said is not None and said != minimize and base.tuner is not None:
-            if mode is not None:
-                raise ValueError(f"minimize={minimize} contradicts mode='{mode}': "
-                                 f"give mode='{'min' if minimize else 'max'}'")
-            if base.tuner == "optuna":
-                raise ValueError(f"minimize: the Optuna study "
-                                 f"{'minimizes' if said else 'maximizes'} its "
-                                 f"objective; leave minimize={minimize} out")
-            raise ValueError(f"minimize: {base.direction}; leave "
-                             f"minimize={minimize} out")
-        if said is not None and said == minimize and base.tuner is not None:
+        if said is not None and said != minimize:
+            given = options.get(way.option) if way.option else None
+            if given is not None:
+                opposite = next((v for v, low in way.values if low == minimize),
+                                None)
+                raise ValueError(f"minimize={minimize} contradicts "
+                                 f"{way.option}='{given}': give "
+                                 f"{way.option}='{opposite}'")
+            recorded = (way.recorded.format(
+                verb="minimizes" if said else "maximizes")
+                if way.recorded else base.direction)
+            raise ValueError(f"minimize: {recorded}; leave minimize={minimize} out")
+        if said is not None:
             return minimize, base.direction, []
         return minimize, f"given: minimize={minimize}", []
     if said is not None:
         return said, base.direction, []
-    if base is not None and base.tuner == "optuna":
-        # A trial attribute as the score: the study's direction is its
-        # objective's, and a guess from the name could turn the curves over.
-        raise ValueError(f"minimize: {str(score)!r} is not the Optuna study's "
-                         "objective, so the study's direction says nothing of "
-                         "it: pass minimize=True if lower is better, "
+    why = _why_not(way, base, score, options)
+    if why is not None and way.other == "refuse":
+        # A column the tool records no direction for, where a guess from the
+        # name could turn the curves over: the user's to say.
+        raise ValueError(f"minimize: {why}: pass minimize=True if lower is better, "
                          "minimize=False if higher is better")
-    named, why = named_direction(score)
+    named, because = named_direction(score)
     if named:
         raise ValueError(f"score: {str(score)!r} looks like a loss (lower is "
                          "better): pass minimize=True, or minimize=False if higher "
                          "is better")
     if named is False:
-        return False, f"the name {str(score)!r}: {why}", [
-            f"higher {score} is better ({why}; pass minimize=True if lower is "
+        return False, f"the name {str(score)!r}: {because}", [
+            f"higher {score} is better ({because}; pass minimize=True if lower is "
             "better)"]
-    if base is not None and base.tuner == "ray tune":
-        why = (f"mode='{mode}' picks each trial's report by {metric!r} and says "
-               f"nothing of {str(score)!r}")
+    if why is not None:
         return False, ASSUMED_DIRECTION, [
             f"higher {score} is better (assumed: {why}; pass minimize=True if "
             "lower is better)"]
@@ -248,19 +322,36 @@ def direction(base: Results | None, score, minimize: bool | None, metric,
         "better)"]
 
 
-def recorded_direction(base: Results | None, score, metric) -> bool | None:
-    """The direction recorded for the score: an Optuna study's, Ray Tune's mode
-    when the score is the metric it picks reports by, or that of Results built
-    with a direction; else None."""
+def _why_not(way, base: Results | None, score, options: dict) -> str | None:
+    """Why the tool's recorded direction says nothing of `score` (another
+    column than the reader's own), in the reader's words; None where the
+    tool recorded none, or `score` is its own."""
     if base is None:
         return None
-    if base.tuner == "ray tune":
-        return base.minimize if score == (metric or score) else None
-    return base.minimize if base.direction != ASSUMED_DIRECTION else None
+    recorded = base.direction != ASSUMED_DIRECTION
+    if base.score == score and recorded:
+        return None  # its own score, its own direction
+    given = way.option is not None and options.get(way.option) is not None
+    if way.other != "refuse" and not (base.score != score and (recorded or given)):
+        return None  # the tool said nothing of any column: nothing to explain
+    value = options.get(way.option) if way.option else None
+    try:
+        return way.why_not.format(score=score, objective=base.score,
+                                  option=way.option, value=value)
+    except (KeyError, IndexError, ValueError):  # a plug-in's own words
+        return way.why_not
+
+
+def recorded_direction(base: Results | None, score) -> bool | None:
+    """The direction the tool recorded for the score: the reader's Results'
+    own, where `score` is their score and they say who set it; else None."""
+    if base is None or base.direction == ASSUMED_DIRECTION or base.score != score:
+        return None
+    return base.minimize
 
 
 def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
-                   labels=None, named=None):
+                   labels=None, named=None, bounds=None):
     """Apply the failed-rounds policy: (frame, index of failed rounds kept as the
     worst, rows dropped (1-based), notes). `labels`: each row's number in the
     file, where the reader reordered or left out rows. `named`: (each row's
@@ -299,8 +390,7 @@ def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
                 f"{kept.size} failed round(s) of {len(frame)} ({noun} "
                 f"{_rows(failing)}) count as worse than every score "
                 f"({'+inf' if minimize else '-inf'}): medians, quantiles and their "
-                "bands hold exactly; the expected best score needs a floor for "
-                "them (bounds) and is undefined without one")
+                f"bands hold exactly; {_floor_words(bounds, minimize)}")
         return frame.copy(), kept, [], notes
     everything = failures + problems
     if not everything:
@@ -390,7 +480,13 @@ def repeated_trials(frame: pd.DataFrame, base: Results | None, roles: dict):
         order = order_column(frame, exclude=set(roles.values()))
     if order is None:
         return frame, ()
-    keys = [roles[r] for r in ("task", "group", "runs") if r in roles] + [order]
+    keys = [roles[r] for r in ("task", "group", "runs") if r in roles]
+    # A tool's trial numbers count within its study or experiment: where the
+    # user's models span several, the study is part of a trial's name.
+    if (base is not None and base.group is not None and base.group in frame
+            and base.group not in keys):
+        keys.append(base.group)
+    keys.append(order)
     # Without a model column, trial numbers repeat from model to model: two
     # different records of "trial 0" are then no conflict to refuse here (the
     # checks for rows of several models say what to do).
@@ -398,11 +494,12 @@ def repeated_trials(frame: pd.DataFrame, base: Results | None, roles: dict):
                           refuse="group" in roles or base is not None)
 
 
-def file_rows(base: Results | None, frame: pd.DataFrame):
+def file_rows(base: Results | None, frame: pd.DataFrame, knows=None):
     """Each row's number in the file (1-based), where a reader of a file left
-    rows out or reordered them (a W&B export: the runs still running, the
-    order they were created); else None, the frame's own positions."""
-    if base is None or base.tuner != "wandb":
+    rows out or reordered them and says its index numbers them (a W&B
+    export: the runs still running, the order they were created); else None,
+    the frame's own positions."""
+    if base is None or not getattr(knows, "rows", False):
         return None
     index = frame.index
     if not pd.api.types.is_integer_dtype(index) or not index.is_unique:
@@ -410,17 +507,22 @@ def file_rows(base: Results | None, frame: pd.DataFrame):
     return index.to_numpy() + 1
 
 
-def trial_names(base: Results | None, frame: pd.DataFrame):
-    """(each row's trial number, "trials", the note) where the tool numbered
-    its trials and messages should name them so (Optuna's ``number``, with the
-    study where there are several); else None, rows by their place."""
-    if base is None or base.tuner != "optuna" or "number" not in frame:
+def trial_names(base: Results | None, frame: pd.DataFrame, knows=None):
+    """(each row's trial name, "trials", the note) where the tool names its
+    trials and messages should name them so (the reader's declared identity:
+    Optuna's ``number``, Ray Tune's ``trial_id``), with the reader's own
+    group (the study, the experiment) where it has several; else None, rows
+    by their place."""
+    column = getattr(knows, "identity", None)
+    if base is None or column is None or column not in frame:
         return None
-    numbers = frame["number"].astype(str).to_numpy()
-    if base.group == "study" and "study" in frame:
-        numbers = (frame["number"].astype(str) + " of "
-                   + frame["study"].astype(str)).to_numpy()
-    return numbers, "trials", "(Optuna's trial numbers)"
+    if frame[column].isna().any():
+        return None
+    names = frame[column].astype(str)
+    if base.group is not None and base.group in frame and base.group != column:
+        names = names + " of " + frame[base.group].astype(str)
+    return (names.to_numpy(), "trials",
+            f"({knows.identity_words or f'column {column!r}'})")
 
 
 # Numbers written in ways pandas does not read: a percentage, a thousands

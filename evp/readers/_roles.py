@@ -14,7 +14,8 @@ it. The kinds of source (:func:`kind`):
   name is its own name for it (``"accuracy"`` → ``mean_test_accuracy``).
 * ``tuner`` — a tuner's record (Optuna, Ray Tune, KerasTuner, SMAC3, a
   plug-in's): its objective unless the user names another, and several
-  studies one model each, unless the user reads them as runs or tasks.
+  studies one model each, unless the user reads them as runs or tasks or
+  names another column of models.
 * ``results`` — Results that say their roles (``evp search``'s folders,
   Results read before): theirs wherever the user gave none.
 """
@@ -79,7 +80,10 @@ PRECEDENCE = (
      TUNER),
     ("group", "tuner", "the reader's groups are the runs", USER),
     ("group", "tuner", "the reader's groups are the tasks", USER),
-    ("group", "tuner", "given", REFUSE),
+    # Any column may name the models (a config column over several
+    # experiments, one per task and model): the experiment's name stays a
+    # column of its own.
+    ("group", "tuner", "given", USER),
     ("group", "tuner", "always", READER),
     ("group", "results", "given", USER),
     ("group", "results", "always", READER),
@@ -103,8 +107,6 @@ PRECEDENCE = (
 _REFUSALS = {
     "score": lambda u, b: "score: name the column of validation scores, e.g. "
                           "score='accuracy'",
-    "group": lambda u, b: (f"group: several studies are grouped by study "
-                           f"already; leave group={u['group']!r} out"),
 }
 
 

@@ -44,9 +44,17 @@ _DELIMITERS = (",", ";", "\t", "|")
 #: The options of :func:`read_table` that :func:`evp.read_results` passes on.
 OPTIONS = {
     "sep": Option(None, "delimiter of a text file (default: sniffed among , ; "
-                        "tab and |)", metavar="CHAR"),
+                        "tab and |)", metavar="CHAR",
+                  doc="The delimiter of a text file. Default: the one of ``,``, "
+                      "``;``, tab and ``|`` that splits every line of the file's "
+                      "start into the same number of fields (the most fields "
+                      "winning), else the extension's (tab for ``.tsv`` and "
+                      "``.tab``, comma otherwise)."),
     "decimal": Option(None, "decimal mark of a text file (default: sniffed, . or "
-                            ",)", metavar="CHAR"),
+                            ",)", metavar="CHAR",
+                      doc="The decimal mark of a text file. Default: ``,`` when "
+                          "the numbers of a file not separated by commas are "
+                          "written with decimal commas (``0,85``), else ``.``."),
 }
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+(?:[eE][+-]?\d+)?$")
 _DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")

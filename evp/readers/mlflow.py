@@ -79,7 +79,12 @@ OPTIONS = {
                                "URI, mlruns folder or SQLite store, by name or id "
                                "(default: the store's only experiment with runs); "
                                "--score names a metric, e.g. metrics.val_acc",
-                         metavar="NAME|ID"),
+                         metavar="NAME|ID", claims=True,
+                         doc="The MLflow experiment to read, by name or id; "
+                             "given, `path_or_frame` is an MLflow store. Default "
+                             "for a store recognised as MLflow's (an ``mlruns`` "
+                             "folder, a SQLite file with MLflow's tables): its "
+                             "only experiment with runs."),
 }
 
 

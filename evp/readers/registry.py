@@ -1,11 +1,23 @@
-r"""The readers, in one list, and the loop that picks one.
+r"""The readers, in one list, and the rule that picks one.
 
-A reader is a small object: ``sniff(source) -> bool`` says whether a source is
-its kind, ``read(source, **options)`` reads it. :func:`evp.read_results` asks
-each reader of :data:`READERS` in turn, and the first to claim the source reads
-it; the plug-ins other packages install (entry-point group
-:data:`READERS_GROUP`) are asked where :data:`PLUGINS_AFTER` says. Nothing else
-decides which reader reads what.
+A reader is a small object (:class:`Reader`): ``sniff(source) -> bool`` says
+whether a source is its kind, ``read(source, **options)`` reads it, and its
+declarations say the rest: its options (:class:`Option`), how specific its
+claim on a source is (:class:`Claim`), and what its tool records (:class:`Knows`:
+which way is better, the trial order, failed trials, each trial's name).
+:func:`evp.read_results` asks the readers of :data:`READERS` and the plug-ins
+other packages install (entry-point group :data:`READERS_GROUP`) by their
+claims: the most specific first (an object's type, a tool's marker inside a
+source, a table's shape, an extension, any folder, anything), the cheapest
+sniffs first among equals; a reader whose kinds or extensions rule the source
+out is never asked (a CSV file is sniffed by no tuner). The first to claim the
+source reads it; an option that names its reader's source (MLflow's
+`experiment`) picks that reader. Nothing else decides which reader reads what,
+and nothing here or in read_results names a tool: what a tool does is in its
+reader's declarations.
+
+A new reader is three edits: its module (defining ``READER = Reader(...)``),
+one line here (``_reader("module")``), and its test.
 
 evp's readers return :class:`evp.Results` for read_results to validate, or, for
 a table that no tool wrote (a DataFrame, a CSV file of one's own), the table
@@ -49,8 +61,13 @@ and in that package's ``pyproject.toml``::
     [project.entry-points."evp.readers"]
     toy = "evp_toy_reader:READER"
 
-A reader with options lists them, ``options = {"sep": " "}`` (name →
-default): read_results passes it each (``read_results("runs.toy", sep="\t")``),
+A plug-in may declare its claim and what its tool knows as evp's readers do
+(``claim = Claim(EXTENSION, ("file",), (".toy",))``, ``knows = Knows(...)``,
+from this module); without them its claim counts as a marker's, and its
+Results must say their direction and order themselves. A reader with options
+lists them, ``options = {"sep": " "}`` (name → default; the names
+:data:`RESERVED` are evp's own, and a plug-in declaring one is skipped with a
+warning): read_results passes it each (``read_results("runs.toy", sep="\t")``),
 its default where the user gave none, and each is a flag of every command that
 reads results (``evp curve runs.toy --sep TAB``; :func:`plugin_option_flags`),
 unless the command has a flag of that name already (then it is
@@ -81,79 +98,41 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import os
 import sys
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 
 import pandas as pd
 
 from evp._validation import EvpWarning, _describe, stack_level
 from evp.readers import files, kerastuner, mlflow, sklearn, smac, tuners, wandb
+from evp.readers._knows import (
+    ANY,
+    EXTENSION,
+    FOLDER,
+    MARKER,
+    OBJECT,
+    SHAPE,
+    Claim,
+    Direction,
+    Knows,
+    Reader,
+    kind_of,
+)
 from evp.readers._options import Option
 from evp.results import Results
 
-__all__ = ["PLUGINS_AFTER", "READERS", "READERS_GROUP", "Option", "PluginError",
-           "Reader", "option_flags", "plugin_readers", "read_source"]
+__all__ = ["READERS", "READERS_GROUP", "RESERVED", "Claim", "Direction", "Knows",
+           "Option", "PluginError", "PluginWarning", "Reader", "option_flags",
+           "plugin_readers", "read_source"]
 
 #: The entry-point group through which other packages add readers: each entry
 #: point names an object with ``sniff(source) -> bool`` and ``read(source,
 #: **options) -> evp.Results``.
 READERS_GROUP = "evp.readers"
-
-
-@dataclass(frozen=True)
-class Reader:
-    """One kind of source and how to read it.
-
-    Attributes
-    ----------
-    name : str
-        The reader's name, as :attr:`evp.Results.tuner` names what it read.
-    reads : str
-        What it reads, in words, for messages ("an Optuna study").
-    sniff : callable
-        ``sniff(source) -> bool``: whether `source` is this reader's kind.
-    read : callable
-        ``read(source, **options)``: :class:`evp.Results`, or a plain table
-        (DataFrame) whose roles the user names.
-    declared : mapping of str to Option
-        The options `read` takes besides `score`, each with its default and the
-        command line's words (``{"study": Option(None, "Optuna: …")}``); an
-        option of another reader is refused when this one reads.
-    names_score : bool
-        Whether the reader resolves the score's name itself (``"accuracy"`` is
-        scikit-learn's ``mean_test_accuracy``), so that a `score` it does not
-        know by that name is its own.
-    hints : tuple of str
-        What read_results tells the reader besides the user's options:
-        ``columns``, the columns the roles name (a big file reads no more).
-    """
-
-    name: str
-    reads: str
-    sniff: Callable
-    read: Callable
-    declared: MappingProxyType = field(default_factory=dict)
-    names_score: bool = False
-    hints: tuple = ()
-
-    def __post_init__(self):
-        # Read-only, so that no caller changes a reader's defaults for the next.
-        object.__setattr__(self, "declared", MappingProxyType(dict(self.declared)))
-
-    @property
-    def options(self) -> dict:
-        """{option: its default}: what `read` takes besides `score`."""
-        return {name: option.default for name, option in self.declared.items()}
-
-    @property
-    def takes(self) -> tuple:
-        """The options' names (:attr:`options`)."""
-        return tuple(self.declared)
 
 
 def _is_path(source) -> bool:
@@ -199,13 +178,9 @@ def _read_file(source, *, score=None, columns=None, **options):
     path = Path(source).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"path_or_frame: no such file or folder {path}")
-    table = files.read_table(path, columns=columns, **options)
     # A file a tool wrote (scikit-learn's cv_results_ as CSV, a W&B export) is
-    # read by that tool's reader.
-    for reader in _TABLES:
-        if reader.sniff(table):
-            return reader.read(table, score=score).replace(source=str(source))
-    return table
+    # then offered to the readers of tables (read_source).
+    return files.read_table(path, columns=columns, **options)
 
 
 def _is_table(source) -> bool:
@@ -224,45 +199,86 @@ def _read_wandb(source, *, score=None):
     return wandb.read_wandb(source, score=score).replace(source="a DataFrame")
 
 
-# The readers of tables a tool wrote, tried on DataFrames and on files' tables.
-_TABLES = (
-    Reader("scikit-learn", "scikit-learn's cv_results_ table",
-           lambda s: _is_table(s) and sklearn.is_cv_results(s), _read_cv_results,
-           names_score=True),
-    Reader("wandb", "a W&B runs table",
-           lambda s: _is_table(s) and wandb.wandb_shape(s) is not None, _read_wandb,
-           names_score=True),
-)
+def _reader(module: str) -> Reader:
+    """The reader a module of this package declares (``READER``): a new
+    reader is its module, this one line in :data:`READERS`, and its test."""
+    return importlib.import_module(f"evp.readers.{module}").READER
 
-#: evp's readers, in the order they are asked. The first that claims a source
-#: reads it: the trackers and the tuners' records first, then tables a tool
-#: wrote, then users' own tables and files.
+
+# What each tool records (declared here for the readers defined here).
+_NO_ORDER = Knows(direction=None, order=None)
+_SKLEARN = Knows(direction=Direction(other="assume"),
+                 order="the order scikit-learn drew its candidates (a "
+                       "randomized search; a grid has none)")
+_WANDB = Knows(direction=Direction(other="assume"), order="W&B's creation times",
+               failed=("crashed", "failed", "killed"), rows=True)
+_MLFLOW = Knows(direction=Direction(other="assume"), order="MLflow's start times",
+                failed=("FAILED", "KILLED"))
+
+#: evp's readers. Which one reads a source is decided by their claims
+#: (:class:`Claim`): the most specific claim first (an object's type, a
+#: tool's marker inside a source, a table's shape, an extension, any folder,
+#: anything), the cheap sniffs first among equals; a reader whose kinds and
+#: extensions rule a source out is not asked at all. The list's order decides
+#: nothing.
 READERS = (
     Reader("mlflow", "an MLflow store", mlflow.is_mlflow_source, mlflow.read_mlflow,
-           mlflow.OPTIONS, names_score=True),
+           mlflow.OPTIONS, Claim(MARKER, ("url", "folder", "file"),
+                                 tuners.SQLITE_SUFFIXES, cost=1),
+           _MLFLOW, names_score=True),
     Reader("scikit-learn", "a scikit-learn search", _is_search,
            lambda s, score=None: sklearn.read_search(s, score=score),
+           claim=Claim(OBJECT, ("object",), cost=0), knows=_SKLEARN,
            names_score=True),
     Reader("optuna", "an Optuna study", tuners.is_optuna_source, _read_optuna,
-           tuners.OPTUNA_OPTIONS),
-    Reader("keras tuner", "a KerasTuner project", kerastuner.sniff, kerastuner.read),
-    Reader("smac", "a SMAC3 run", smac.sniff, smac.read),
-    # Ray Tune last of the tuners: its sniff looks into every subfolder.
+           tuners.OPTUNA_OPTIONS,
+           Claim(EXTENSION, ("object", "url", "file"), tuners.SQLITE_SUFFIXES,
+                 cost=0), tuners.OPTUNA_KNOWS),
+    Reader("keras tuner", "a KerasTuner project", kerastuner.sniff, kerastuner.read,
+           claim=Claim(MARKER, ("folder", "file"), (".json",), cost=1),
+           knows=Knows(direction=Direction(other="assume"),
+                       order="KerasTuner's trial ids", failed=("FAILED",))),
+    Reader("smac", "a SMAC3 run", smac.sniff, smac.read,
+           claim=Claim(MARKER, ("folder", "file"), (".json",), cost=1),
+           knows=Knows(direction=Direction(other="assume"),
+                       order="SMAC3's configuration ids", failed=("CRASHED",))),
     Reader("ray tune", "a Ray Tune experiment", tuners.is_ray_tune_source,
-           _read_ray_tune, tuners.RAY_TUNE_OPTIONS),
+           _read_ray_tune, tuners.RAY_TUNE_OPTIONS,
+           Claim(MARKER, ("folder",), cost=2), tuners.RAY_TUNE_KNOWS),
     Reader("results", "evp.Results", lambda s: isinstance(s, Results),
-           lambda s, score=None: s),
-    *_TABLES,
-    Reader("table", "a DataFrame", _is_table, _as_is),
-    Reader("pickle", "a pickle file", _is_pickle, _refuse_pickle),
+           lambda s, score=None: s, claim=Claim(OBJECT, ("object",), cost=0),
+           knows=Knows(direction=Direction(other="assume"), order=None)),
+    Reader("scikit-learn", "scikit-learn's cv_results_ table",
+           lambda s: _is_table(s) and sklearn.is_cv_results(s), _read_cv_results,
+           claim=Claim(SHAPE, ("table",), cost=0), knows=_SKLEARN, names_score=True),
+    Reader("wandb", "a W&B runs table",
+           lambda s: _is_table(s) and wandb.wandb_shape(s) is not None, _read_wandb,
+           claim=Claim(SHAPE, ("table",), cost=0), knows=_WANDB, names_score=True),
+    Reader("table", "a DataFrame", _is_table, _as_is,
+           claim=Claim(ANY, ("table",), cost=0), knows=_NO_ORDER),
+    Reader("pickle", "a pickle file", _is_pickle, _refuse_pickle,
+           claim=Claim(EXTENSION, ("file",), sklearn.PICKLE_SUFFIXES, cost=0),
+           knows=_NO_ORDER),
     Reader("evp search", "a folder of evp search trials", _is_search_folder,
-           _read_search_folder),
+           _read_search_folder, claim=Claim(FOLDER, ("folder",), cost=0),
+           knows=Knows(direction=Direction(other="assume"),
+                       order="the trial numbers evp search wrote")),
     Reader("file", "a results file", _is_path, _read_file, files.OPTIONS,
+           Claim(ANY, ("file", "folder", "url"), cost=0), _NO_ORDER,
            hints=("columns",)),
 )
-#: The plug-ins are asked after this many of :data:`READERS` (the trackers'
-#: readers: MLflow, scikit-learn), before the tuners and plain files.
-PLUGINS_AFTER = 2
+
+
+def _asked(every: tuple, source) -> list:
+    """The readers that may claim `source`, in the order they are asked: the
+    most specific claim first, the cheapest sniff first among equals, then
+    evp's before the plug-ins, then by name; those whose kinds or extensions rule
+    `source` out are left out, their sniffs never run."""
+    kind = kind_of(source)
+    able = [r for r in every if r.claim.may_claim(kind, source)]
+    own = {r.name for r in READERS}
+    return sorted(able, key=lambda r: (-r.claim.specificity, r.claim.cost,
+                                       r.name not in own, r.name))
 
 
 def option_flags() -> dict:
@@ -535,15 +551,27 @@ def _plugin(name: str, reader, origin: str = "", options: dict | None = None
     declared = {option: Option(default, f"the {name!r} reader's option")
                 for option, default in options.items()}
     return Reader(name, f"the {name!r} reader's kind", sniff, read, declared,
+                  claim=_declared(reader, "claim", Claim, Claim()),
+                  knows=_declared(reader, "knows", Knows, Knows()),
                   names_score=True)
 
 
+def _declared(reader, name: str, kind: type, default):
+    """A plug-in's declaration `name` (its claim, what its tool knows) where it
+    makes one of `kind`, else `default`."""
+    try:
+        value = getattr(reader, name, None)
+    except Exception:
+        return default
+    return value if isinstance(value, kind) else default
+
+
 def readers() -> tuple:
-    """Every reader in the order it is asked: evp's, with the plug-ins
-    installed now in their place."""
+    """Every reader: evp's, then the plug-ins installed now (the order they
+    are asked in is their claims', :func:`_asked`)."""
     plugged = tuple(_plugin(p.name, p.reader, p.origin, p.options)
                     for p in _plugins(tuple(sys.path)))
-    return READERS[:PLUGINS_AFTER] + plugged + READERS[PLUGINS_AFTER:]
+    return READERS + plugged
 
 
 def read_source(source, *, score=None, reader=None, columns=None,
@@ -569,10 +597,12 @@ def read_source(source, *, score=None, reader=None, columns=None,
             names = ", ".join(dict.fromkeys(repr(r.name) for r in every))
             raise ValueError(f"reader: no reader is named {reader!r}; the readers: "
                              f"{names}")
-    elif options.get("experiment") is not None:
-        chosen = READERS[0]
+    elif claimed := [r for r in every if any(
+            option.claims and options.get(name) is not None
+            for name, option in r.declared.items())]:
+        chosen = claimed[0]  # an option that says the source is its reader's
     else:
-        chosen = next((r for r in every if r.sniff(source)), None)
+        chosen = next((r for r in _asked(every, source) if r.sniff(source)), None)
     if chosen is None:
         raise TypeError(f"path_or_frame must be a file path or a pandas DataFrame, "
                         f"got {_describe(source)}")
@@ -582,6 +612,14 @@ def read_source(source, *, score=None, reader=None, columns=None,
     if "columns" in chosen.hints:
         given["columns"] = columns
     made = chosen.read(source, score=score, **given)
+    if isinstance(made, pd.DataFrame) and _is_path(source):
+        # A table a tool wrote, saved as a file (scikit-learn's cv_results_,
+        # a W&B export): the readers of tables' shapes read it as the tool's.
+        shaped = next((r for r in _asked(every, made)
+                       if r.claim.specificity > ANY and r.sniff(made)), None)
+        if shaped is not None:
+            chosen = shaped
+            made = shaped.read(made, score=score).replace(source=str(source))
     if isinstance(made, Results):
         return chosen, made, made.frame, made.source
     origin = str(source) if _is_path(source) else chosen.reads

@@ -58,6 +58,7 @@ import pandas as pd
 
 from evp._optional import import_optional_dependency
 from evp._validation import as_choice
+from evp.readers._knows import Direction, Knows
 from evp.readers._options import Option
 from evp.readers._trials import (
     COMPLETED,
@@ -94,26 +95,63 @@ OPTUNA_OPTIONS = {
     "study": Option(None, "Optuna: the study to read from a storage holding "
                           "several (default: its only study); several, or all, "
                           "are one model each, named after the study",
-                    metavar="NAME[,NAME...]|all"),
+                    metavar="NAME[,NAME...]|all", kind="str or list of str",
+                    doc="The Optuna study to read, when the storage holds more "
+                        "than one; several (``\"tpe,random\"`` or a list) or "
+                        "``\"all\"``, grouped by study."),
     "pruned": Option("drop", "Optuna: pruned trials left out (drop, said in a "
                              "note) or read as failed rounds (failed: their "
                              "scores are not final), for --failed to count",
-                     choices=("drop", "failed")),
+                     choices=("drop", "failed"),
+                     doc="An Optuna study's pruned trials: left out, counted in "
+                         "the note, or read as failed rounds (their scores are "
+                         "not final), for `failed` to count."),
 }
 #: The options of :func:`read_ray_tune` that :func:`evp.read_results` passes on
 #: (`metric` defaults to read_results' `score`).
 RAY_TUNE_OPTIONS = {
     "metric": Option(None, "Ray Tune: the reported metric that picks each "
                            "trial's report and is the score (default: --score)",
-                     metavar="NAME"),
+                     metavar="NAME",
+                     doc="The metric a Ray Tune experiment reported; it picks "
+                         "each trial's best report and is the default `score`. "
+                         "Default: `score`."),
     "mode": Option(None, "Ray Tune: whether a higher or lower --metric is "
                          "better; it picks each trial's report, and is the "
                          "score's direction only when --score is the metric "
                          "(default: none; required for Ray Tune)",
-                   choices=_MODES),
+                   choices=_MODES,
+                   doc="Whether a higher or lower Ray Tune `metric` is better; "
+                       "needed for Ray Tune. It picks each trial's report; it is "
+                       "the direction of the score only when the score is the "
+                       "metric."),
     "per_trial": Option("best", "Ray Tune: each trial's best or last report of "
-                                "--metric", choices=PER_TRIAL),
+                                "--metric", choices=PER_TRIAL,
+                        doc="Each Ray Tune trial's best report of `metric`, or "
+                            "its last one."),
 }
+
+#: What an Optuna study records: its direction is its objective's, so a trial
+#: attribute as the score needs the user's word; its trials are numbered.
+OPTUNA_KNOWS = Knows(
+    direction=Direction(
+        recorded="the Optuna study {verb} its objective", other="refuse",
+        why_not="{score!r} is not the Optuna study's objective, so the study's "
+                "direction says nothing of it"),
+    order="Optuna's trial numbers", failed=("FAIL",), identity="number",
+    identity_words="Optuna's trial numbers")
+#: What a Ray Tune experiment records: `mode` is the direction of `metric`,
+#: the metric that picks each trial's report, and says nothing of another
+#: score; Ray numbers its trials in their ids (``a1b2c_00022``).
+RAY_TUNE_KNOWS = Knows(
+    direction=Direction(
+        other="assume",
+        why_not="{option}='{value}' picks each trial's report by {objective!r} and "
+                "says nothing of {score!r}",
+        option="mode", values=(("min", True), ("max", False))),
+    order="Ray Tune's trial counter (the 00022 of a trial id a1b2c_00022)",
+    failed=("ERROR", "NO_REPORT"), identity="trial_id",
+    identity_words="Ray Tune's trial ids")
 
 
 def _is_study(obj) -> bool:
@@ -122,14 +160,30 @@ def _is_study(obj) -> bool:
                for cls in type(obj).__mro__)
 
 
+#: The files of a Ray Tune trial folder that hold its reports.
+_REPORTS = ("result.json", "progress.csv")
+#: The files any trial folder holds, one that errored before it reported too:
+#: its config, and the error.
+_TRIAL_FILES = (*_REPORTS, "params.json", "error.txt", "error.pkl")
+# Ray numbers a trial in its id, "<experiment id: 5 hex digits>_<counter: 5
+# digits>", and names its folder "<trainable>_<trial id>_<counter>_<config
+# tag>_<date>"; the counter is the trial's place in the search.
+_TRIAL_ID = re.compile(r"(?:^|_)([0-9a-f]{5}_(\d{5}))(?=_|$)")
+
+
+def _is_trial(path: Path) -> bool:
+    """A Ray Tune trial folder: its reports, or (errored before reporting) its
+    config or its error."""
+    return path.is_dir() and any((path / name).is_file() for name in _TRIAL_FILES)
+
+
 def _is_ray_folder(path: Path) -> bool:
     """A folder of Ray Tune trial folders (or one trial folder itself)."""
     if not path.is_dir():
         return False
-    if (path / "result.json").is_file() or (path / "progress.csv").is_file():
+    if any((path / name).is_file() for name in _REPORTS):
         return True
-    return any(p.is_dir() and ((p / "result.json").is_file()
-                               or (p / "progress.csv").is_file())
+    return any(p.is_dir() and any((p / name).is_file() for name in _REPORTS)
                for p in path.iterdir())
 
 
@@ -492,12 +546,26 @@ def _config(trial: Path, reports: list[dict]) -> dict:
     return {}
 
 
+def _trial_id(trial: Path, reports: list[dict]) -> tuple[str | None, float]:
+    """(the trial's id, its counter: its place in the search) as Ray numbers
+    them: from its reports, else its folder's name (a trial that errored
+    before it reported has no report), else (None, inf)."""
+    reported = next((str(r["trial_id"]) for r in reports if "trial_id" in r), None)
+    if reported is not None:
+        counter = re.search(r"_(\d+)$", reported)
+        if counter:
+            return reported, int(counter.group(1))
+    named = _TRIAL_ID.search(trial.name)
+    if named:
+        return named.group(1), int(named.group(2))
+    return reported, math.inf
+
+
 def _trial_order(trial: Path, reports: list[dict]):
-    """Ray numbers trials in its ids (``<experiment>_<counter>``)."""
-    trial_id = str(next((r["trial_id"] for r in reports if "trial_id" in r),
-                        trial.name))
-    counter = re.search(r"_(\d+)$", trial_id)
-    return (int(counter.group(1)) if counter else math.inf, trial_id, trial.name)
+    """A sort key of the trial's place in the search: Ray's counter, then its
+    id and folder's name (stable for folders Ray did not name)."""
+    trial_id, counter = _trial_id(trial, reports)
+    return (counter, trial_id or "", trial.name)
 
 
 def read_ray_tune(folder, *, metric: str, mode: str | None = None,
@@ -564,12 +632,12 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
     folder = Path(folder).expanduser()
     if not folder.is_dir():
         raise FileNotFoundError(f"path_or_frame: no such folder {folder}")
-    if (folder / "result.json").is_file() or (folder / "progress.csv").is_file():
+    if any((folder / name).is_file() for name in _REPORTS):
         trials = [folder]
     else:
-        trials = [p for p in folder.iterdir() if p.is_dir()
-                  and ((p / "result.json").is_file()
-                       or (p / "progress.csv").is_file())]
+        # Every trial, one that errored before its first report included
+        # (it has its config and its error, and no result.json).
+        trials = [p for p in folder.iterdir() if _is_trial(p)]
     if not trials:
         raise ValueError(f"path_or_frame: {folder} holds no Ray Tune trial folders "
                          "(folders with result.json or progress.csv)")
@@ -579,9 +647,12 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
         reports = _reports(trial)
         config = _flatten(_config(trial, reports), "config/")
         place = _trial_order(trial, reports)
+        trial_id, _ = _trial_id(trial, reports)
+        named = {"trial_id": trial_id} if trial_id is not None else {}
         if (trial / "error.txt").is_file() or (trial / "error.pkl").is_file():
             # A failed round, whatever it reported before it stopped.
-            read.append(Trial({"state": "ERROR", **config}, FAILED, "ERROR", place))
+            read.append(Trial({**named, "state": "ERROR", **config}, FAILED, "ERROR",
+                              place))
             continue
         for report in reports:
             seen.update(report)
@@ -589,8 +660,8 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
         finite = np.flatnonzero(np.isfinite(values))
         if finite.size == 0:
             # It never reported the metric: a failed round, like an error.
-            read.append(Trial({"state": "NO_REPORT", **config}, FAILED, "NO_REPORT",
-                              place))
+            read.append(Trial({**named, "state": "NO_REPORT", **config}, FAILED,
+                              "NO_REPORT", place))
             continue
         if per_trial == "last":
             chosen = finite[-1]
