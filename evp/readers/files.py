@@ -359,9 +359,11 @@ def _header(lines: list[str], sep: str) -> list[str]:
     return [field.strip() for field in rows[0]] if rows else []
 
 
-def read_table(path: Path, sep: str | None = None,
-               decimal: str | None = None, columns=None) -> pd.DataFrame:
-    """The raw table of a results file, its format told by its extension.
+def read_table(path: Path, columns=None, **given) -> pd.DataFrame:
+    """The raw table of a results file, its format told by its extension, read
+    with the options the user gave (`given`, those of :data:`OPTIONS`; each
+    read here by its name, so that a new option is its declaration there and
+    its use here).
 
     `columns`, the columns the caller needs, are all that is read of a delimited
     file bigger than :data:`BIG_FILE` (with the state, order and model columns
@@ -387,6 +389,7 @@ def read_table(path: Path, sep: str | None = None,
         return _read_parquet(path)
     if kind == "jsonl":
         return _read_json_lines(path)
+    sep, decimal = given.get("sep"), given.get("decimal")
     if sep is not None:
         sep = _character(sep, "sep")
     if decimal is not None:

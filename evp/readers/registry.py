@@ -470,11 +470,10 @@ def _fingerprint(source, contents: bool = True) -> dict | None:
 
 def _frame_digest(frame: pd.DataFrame) -> str:
     """A digest of everything a reader could change in place: the values (a
-    list in a cell included), the index, the column names and their types,
-    and the attrs."""
+    list in a cell included), the index, the column names and their types."""
     digest = hashlib.sha256()
     digest.update(repr((list(map(repr, frame.columns)), list(map(str, frame.dtypes)),
-                        frame.shape, repr(frame.attrs))).encode())
+                        frame.shape)).encode())
     try:
         digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy()
                       .tobytes())
