@@ -2,6 +2,7 @@
 on a source of its kind; and the check itself fails a reader that breaks it."""
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -186,11 +187,23 @@ def test_the_pickle_reader_claims_pickles_and_reads_none(tmp_path):
     assert path.read_bytes() == b"\x80\x04N."
 
 
-def test_every_built_in_reader_is_checked_here():
-    checked = {"optuna", "keras tuner", "smac", "ray tune", "mlflow",
-               "scikit-learn", "wandb", "table", "file", "evp search", "results",
-               "pickle"}
-    assert {r.name for r in READERS} == checked
+def test_every_built_in_reader_is_checked_against_the_contract():
+    """Here, by name, or in its own test module (a new reader's test runs
+    reader_checks on its module's READER), so that a reader added to the
+    registry without its test fails here."""
+    here = {"optuna", "keras tuner", "smac", "ray tune", "mlflow",
+            "scikit-learn", "wandb", "table", "file", "evp search", "results",
+            "pickle"}
+    own = {}
+    for test in Path(__file__).parent.glob("test_reader*.py"):
+        text = test.read_text()
+        for module in re.findall(r"reader_checks\((\w+)\.READER", text):
+            own[module] = test.name
+    for reader in READERS:
+        module = reader.read.__module__.rsplit(".", 1)[-1]
+        assert reader.name in here or module in own, (
+            f"the reader {reader.name!r} is checked by no test: run "
+            f"reader_checks on it in tests/test_reader_{module}.py")
 
 
 # One test per rule, and for every rule a reader that breaks it, caught.

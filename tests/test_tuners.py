@@ -421,3 +421,26 @@ def test_an_errored_trial_without_a_result_file_is_counted_in_its_place(tmp_path
     assert "2 failed (ERROR 2)" in results.notes[0]
     with pytest.raises(ValueError, match=r"f00d5_00022, f00d5_00024"):
         read_results(experiment, metric="log_loss", mode="min")
+
+
+def test_a_searchers_trials_are_in_the_order_of_the_counter_in_their_folders(
+        tmp_path):
+    """A searcher's trials (Optuna's in Ray, say) have random ids, 8 hex
+    digits: their place is the counter Ray writes after the id in the folder's
+    name, the dates and ids out of order."""
+    experiment = tmp_path / "optuna-search"
+    ids = ["f3a1b2c4", "0b9e8d7c", "c0ffee12", "9d8c7b6a", "1234abcd"]
+    for counter, trial_id in enumerate(ids, start=1):
+        trial = experiment / (f"train_{trial_id}_{counter}_lr=0.{counter}"
+                              f"_2025-03-0{6 - counter}_10-00-00")
+        trial.mkdir(parents=True)
+        (trial / "params.json").write_text(json.dumps({"lr": counter / 10}))
+        if counter == 3:
+            (trial / "error.txt").write_text("Failure # 1\n")
+            continue
+        (trial / "result.json").write_text(json.dumps(
+            {"acc": 0.5 + counter / 100, "trial_id": trial_id}) + "\n")
+    results = read_results(experiment, metric="acc", mode="max", failed="worst")
+    assert results.frame["config/lr"].tolist() == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert results.frame["trial_id"].tolist() == ids
+    assert results.failed == (3,)

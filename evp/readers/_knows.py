@@ -85,7 +85,7 @@ class Claim:
             return False
         if kind != "file" or not self.suffixes:
             return True
-        name = os.fspath(source).lower()
+        name = Path(os.fspath(source)).name.lower()
         return name.endswith(self.suffixes)
 
 

@@ -71,17 +71,19 @@ warning): read_results passes it each (``read_results("runs.toy", sep="\t")``),
 its default where the user gave none, and each is a flag of every command that
 reads results (``evp curve runs.toy --sep TAB``; :func:`plugin_option_flags`),
 unless the command has a flag of that name already (then it is
-read_results' keyword only). Its tests check it against evp's
-contract (:func:`evp.readers.testing.check_reader`: sniff never raises, it
-claims its own source and not a CSV, its Results say their direction and
-source, rows in trial order, failed rounds marked), as every built-in reader
-is checked in ``tests/test_reader_contract.py``::
+read_results' keyword only). Its tests check it against evp's contract, one
+test per rule (:func:`evp.readers.testing.reader_checks`: sniff never raises
+and claims no stranger, read changes nothing, the Results say their source,
+direction and order, rows in trial order, failed rounds marked), as every
+built-in reader is checked::
 
-    from evp.readers.testing import check_reader
+    import pytest
+    from evp.readers.testing import reader_checks
 
-    def test_the_toy_reader(tmp_path):
-        (tmp_path / "runs.toy").write_text("a 0.3\nb nan\n")
-        check_reader(READER, tmp_path / "runs.toy", failed=1)
+    @pytest.mark.parametrize("check", list(reader_checks(
+        READER, "tests/runs.toy", failed=1)), ids=str)
+    def test_the_toy_reader(check):
+        check()
 
 Once it is installed, ``evp.read_results("runs.toy")`` and ``evp curve
 runs.toy`` read it (``tests/test_reader_plugins.py`` installs this very
@@ -90,8 +92,9 @@ skipped with a warning naming it. A plug-in runs inside evp's read, so it is
 held to evp's promises: whatever its ``sniff`` or ``read`` raises (an exit
 too) becomes a :class:`PluginError` naming it and the package it came from; a
 ``read`` that returns something other than :class:`evp.Results` is refused; and
-a file, or every file of a folder, given to its ``read`` is checksummed before
-and after, and results read by a plug-in that changed its input are refused.
+a file, every file of a folder, or a DataFrame given to its ``sniff`` or
+``read`` is fingerprinted before and after, and results read by a plug-in that
+changed its input are refused.
 """
 
 from __future__ import annotations

@@ -165,10 +165,12 @@ _REPORTS = ("result.json", "progress.csv")
 #: The files any trial folder holds, one that errored before it reported too:
 #: its config, and the error.
 _TRIAL_FILES = (*_REPORTS, "params.json", "error.txt", "error.pkl")
-# Ray numbers a trial in its id, "<experiment id: 5 hex digits>_<counter: 5
-# digits>", and names its folder "<trainable>_<trial id>_<counter>_<config
-# tag>_<date>"; the counter is the trial's place in the search.
-_TRIAL_ID = re.compile(r"(?:^|_)([0-9a-f]{5}_(\d{5}))(?=_|$)")
+# Ray names a trial's folder "<trainable>_<trial id>_<counter>_<config>_<date>",
+# the counter its place in the search (its experiment tag's number). The trial
+# id is "<5 hex digits>_<the counter, 5 digits>" for Ray's own random and grid
+# search, and 8 random hex digits for a searcher's trials (Optuna's, HyperOpt's
+# in Ray), whose counter is then in the folder's name only.
+_TRIAL_ID = re.compile(r"(?:^|_)([0-9a-f]{5}_\d{5}|[0-9a-f]{8})_(\d+)(?=_|$)")
 
 
 def _is_trial(path: Path) -> bool:
@@ -551,13 +553,13 @@ def _trial_id(trial: Path, reports: list[dict]) -> tuple[str | None, float]:
     them: from its reports, else its folder's name (a trial that errored
     before it reported has no report), else (None, inf)."""
     reported = next((str(r["trial_id"]) for r in reports if "trial_id" in r), None)
-    if reported is not None:
-        counter = re.search(r"_(\d+)$", reported)
+    named = _TRIAL_ID.search(trial.name)
+    if named and reported in (None, named.group(1)):
+        return named.group(1), int(named.group(2))
+    for text in (reported, trial.name):  # a name of one's own: its last number
+        counter = re.search(r"_(\d+)$", text or "")
         if counter:
             return reported, int(counter.group(1))
-    named = _TRIAL_ID.search(trial.name)
-    if named:
-        return named.group(1), int(named.group(2))
     return reported, math.inf
 
 
