@@ -55,6 +55,13 @@ OPTIONS = {
                       doc="The decimal mark of a text file. Default: ``,`` when "
                           "the numbers of a file not separated by commas are "
                           "written with decimal commas (``0,85``), else ``.``."),
+    "encoding": Option(None, "text encoding of a text file, e.g. latin-1 or cp1252 "
+                             "(default: UTF-8, or UTF-16 by its byte-order mark)",
+                       metavar="NAME",
+                       doc="The text encoding of a delimited text file, as Python "
+                           "names it (``\"latin-1\"``, ``\"cp1252\"``). Default: "
+                           "UTF-8, or UTF-16 by its byte-order mark; a file in "
+                           "another encoding is refused, naming the byte."),
 }
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+(?:[eE][+-]?\d+)?$")
 _DECIMAL_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
@@ -394,7 +401,13 @@ def read_table(path: Path, columns=None, **given) -> pd.DataFrame:
         sep = _character(sep, "sep")
     if decimal is not None:
         decimal = _character(decimal, "decimal")
-    encoding = _encoding(path, _head(path))
+    encoding = given.get("encoding") or _encoding(path, _head(path))
+    try:  # the user's encoding, checked by its name; else the file's own
+        "".encode(encoding)
+    except (LookupError, TypeError):
+        raise ValueError(f"encoding: no text encoding is named "
+                         f"{given['encoding']!r}; e.g. 'utf-8', 'latin-1', "
+                         "'cp1252'") from None
     lines = _sample_lines(path, encoding=encoding)
     if sep is None:
         sep = _sniff(lines, "\t" if kind == "tsv" else ",")
