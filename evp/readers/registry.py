@@ -266,6 +266,7 @@ READERS = (
            _read_search_folder, claim=Claim(FOLDER, ("folder",), cost=0),
            knows=Knows(direction=Direction(other="assume"),
                        order="the trial numbers evp search wrote")),
+    _reader("syne_tune"),
     Reader("file", "a results file", _is_path, _read_file, files.OPTIONS,
            Claim(ANY, ("file", "folder", "url"), cost=0), _NO_ORDER,
            hints=("columns",)),
