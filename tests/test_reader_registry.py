@@ -201,3 +201,32 @@ def test_each_tools_record_is_claimed_first_by_its_own_reader(tmp_path):
             claimed = {r.name for r in READERS if r.name in tools
                        and r.sniff(source)}
             assert claimed <= {owner}, (source, claimed)
+
+
+def test_an_option_is_declared_once_and_reaches_every_surface(tmp_path, capsys):
+    """The file reader's encoding, declared once in evp.readers.files: read by
+    read_results, a flag of the command line, an entry of read_results'
+    docstring, and passed on by evp run (its reading options are the
+    declared ones)."""
+    from evp.cli import _reading_options, build_parser, main
+    from evp.readers.registry import option_flags
+
+    path = tmp_path / "runs.csv"
+    path.write_bytes("mod\u00e8le;acc\na;0,5\na;0,6\nb;0,7\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"is not UTF-8 text \(byte 4 is b'\\xe8'\)"
+                                         r": save it as UTF-8, or name its encoding"):
+        evp.read_results(path, score="acc", group="mod\u00e8le")
+    results = evp.read_results(path, score="acc", group="mod\u00e8le",
+                               encoding="latin-1")
+    assert results.models == ["a", "b"] and results.frame["acc"].tolist() == [
+        0.5, 0.6, 0.7]
+    with pytest.raises(ValueError, match=r"^encoding: no text encoding is named "
+                                         r"'klingon'"):
+        evp.read_results(path, score="acc", encoding="klingon")
+    assert main(["curve", str(path), "--score", "acc", "--group", "mod\u00e8le",
+                 "--encoding", "latin-1", "--ns", "1", "--method", "none"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[0] == "a"
+    assert "    encoding : str, optional\n" in evp.read_results.__doc__
+    assert "encoding" in option_flags()
+    args = build_parser().parse_args(["run", "x", str(path), "--encoding", "cp1252"])
+    assert _reading_options(args) == {"encoding": "cp1252"}

@@ -286,7 +286,8 @@ def _encoding(path: Path, head: bytes) -> str:
         if exc.start < len(head) - 4:  # not merely a character cut at the end
             raise ValueError(f"path_or_frame: {path.name} is not UTF-8 text (byte "
                              f"{exc.start + 1} is {head[exc.start:exc.start + 1]!r})"
-                             ": save it as UTF-8") from None
+                             ": save it as UTF-8, or name its encoding with "
+                             "encoding= (e.g. 'latin-1', 'cp1252')") from None
     return "utf-8"
 
 
