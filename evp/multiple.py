@@ -221,22 +221,48 @@ def holm(pvalues) -> np.ndarray:
     return out.reshape(p.shape)
 
 
+def _scipy_method(d: np.ndarray) -> np.ndarray:
+    """For each column of d (T × K, no NaN), the test scipy's ``method="auto"``
+    chooses for that column alone: "exact" with no zero
+    and no tie among the absolute differences, up to 50 rows; with zeros or
+    ties, "permutation" (all 2^T sign flips) up to 13 rows; "normal" beyond
+    (and for every column over 50 rows)."""
+    rows = d.shape[0]
+    magnitude = np.sort(np.abs(d), axis=0)
+    zeros = (d == 0).any(axis=0)
+    ties = ((np.diff(magnitude, axis=0) == 0) & (magnitude[1:] != 0)).any(axis=0)
+    if rows > 50:
+        return np.full(d.shape[1], "normal")
+    return np.where(~(zeros | ties), "exact",
+                    "permutation" if rows <= 13 else "normal")
+
+
 def _wilcoxon(d: np.ndarray) -> np.ndarray:
     """Two-sided p-values of Wilcoxon's signed-rank test of the paired differences
-    in each column of d (T × K; zero differences dropped, scipy's exact or normal
-    method as it chooses; NaN rows of a column left out; 1 where no difference is
-    left). The columns without NaN go to scipy at once."""
+    in each column of d (T × K; zero differences dropped; NaN rows of a column
+    left out; 1 where no difference is left), each column tested as scipy tests
+    it alone.
+
+    scipy's ``method="auto"`` picks one test for a whole array: ties or zeros in
+    any one column would send every column from the exact test to the normal
+    approximation (14 to 50 rows), so that one pair's p-value hung on another
+    pair's data. The columns are grouped by the test scipy chooses for each
+    alone (:func:`_scipy_method`) and each group goes to scipy at once: a
+    column's p-value is what scipy gives it alone."""
     from scipy import stats
 
     d = np.asarray(d, dtype=float)
     out = np.ones(d.shape[1])
     complete = ~np.isnan(d).any(axis=0)
     nonzero = (np.nan_to_num(d) != 0).any(axis=0)
-    whole = complete & nonzero
-    if whole.any():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[whole] = stats.wilcoxon(d[:, whole], axis=0,
-                                        zero_method="wilcox").pvalue
+    whole = np.flatnonzero(complete & nonzero)
+    if whole.size:
+        methods = _scipy_method(d[:, whole])
+        for method in np.unique(methods):
+            columns = whole[methods == method]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[columns] = stats.wilcoxon(d[:, columns], axis=0,
+                                              zero_method="wilcox").pvalue
     for column in np.flatnonzero(~complete & nonzero):  # incomplete blocks
         values = d[:, column]
         values = values[~np.isnan(values)]
@@ -249,11 +275,11 @@ def wilcoxon_floor(tasks: int) -> float:
     """The smallest two-sided p-value :func:`wilcoxon_holm` can give a pair tested
     on `tasks` tasks, whatever the scores: below it no data can go.
 
-    scipy's ``method="auto"`` (as :func:`_wilcoxon` calls it) chooses among three
-    tests, and each has its own floor, reached when every difference has the same
-    sign:
+    scipy's ``method="auto"`` (as :func:`_wilcoxon` calls it, for each pair and
+    budget alone) chooses among three tests, and each has its own floor, reached
+    when every difference has the same sign:
 
-    * exact (up to 50 tasks, no ties or zeros in the call): the signed-rank
+    * exact (up to 50 tasks, no ties or zeros in the pair's differences): the signed-rank
       statistic at its extreme has probability 1/2^k under the null, two-sided
       2/2^k;
     * permutation (up to 13 tasks, with ties or zeros): 2^k sign flips, of which

@@ -889,6 +889,11 @@ def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
     floor = holm_floor(tested.to_numpy())
     widest = int(tested.max())
     differ = pairs[pairs["differ"]]
+    # The signed-rank test ranks the differences' sizes across tasks, so the
+    # scale they are on is part of the answer: say which.
+    scale = ("The test ranks the differences between the pair's median curves "
+             "across tasks, each task's scores placed on its own 0–1 scale (1 at "
+             "the best score seen on the task), not in the scores' units.")
     sentences = []
     if widest == 0:
         # Every task is tied (or missing a model): none has a range of scores
@@ -910,15 +915,17 @@ def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
     elif differ.empty:
         low = pairs.loc[pairs["p (Holm)"].idxmin()]
         sentences.append(
-            f"No pair differs at {alpha:.0%} at any budget (Wilcoxon signed-rank, "
-            f"Holm over {len(tested)} pairs): the smallest adjusted p-value is "
+            f"No pair differs at {alpha:.0%} at any budget (Wilcoxon signed-rank "
+            f"on each task's 0–1 scale, Holm over {len(tested)} pairs): the "
+            "smallest adjusted p-value is "
             f"{low['p (Holm)']:.3g} ({low['a']} and {low['b']} at n = {low['n']:g}), "
-            f"where the test could give as little as {floor:.3g}.")
+            f"where the test could give as little as {floor:.3g}. {scale}")
     else:
         sentences.append(
             f"{len(differ)} of {len(pairs)} pair-budgets differ at {alpha:.0%} "
-            f"(Wilcoxon signed-rank, Holm over {len(tested)} pairs at each budget); "
-            "the tasks are the sample, not the search noise within them.")
+            f"(Wilcoxon signed-rank on each task's 0–1 scale, Holm over "
+            f"{len(tested)} pairs at each budget); the tasks are the sample, not "
+            f"the search noise within them. {scale}")
         said = [f"n = {n:g}: {a} and {b} differ ({a} wins on {w:.0%} of {t} tasks, "
                 f"Holm p = {p:.3g})." for a, b, n, t, w, p in differ[
                     ["a", "b", "n", "tasks", "a wins", "p (Holm)"]

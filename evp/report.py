@@ -612,9 +612,10 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
                              found.wins()))
         # In evp compare --task's words: a test that cannot reach its level
         # says so, and what the tasks do show follows.
-        sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank, "
-                         f"Holm over the pairs at {1 - confidence:.0%}; the "
-                         "tasks are the sample)", list(found.across)))
+        sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank "
+                         "on each task's 0–1 scale, Holm over the pairs at "
+                         f"{1 - confidence:.0%}; the tasks are the sample)",
+                         list(found.across)))
         missing = found.missing()
         if missing:
             sections.append(("Incomplete blocks (said, never dropped)",

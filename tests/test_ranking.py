@@ -267,6 +267,45 @@ def test_wilcoxon_matches_scipy_and_skips_missing_tasks():
     np.testing.assert_allclose(adjusted[:, 0], holm(p[:, 0]))
 
 
+@pytest.mark.parametrize("tasks", [5, 12, 14, 30, 50, 60])
+def test_each_pair_is_tested_as_scipy_tests_it_alone(tasks):
+    """Columns with zeros, ties among the absolute differences, both or
+    neither, side by side: each p-value is scipy's for that column alone."""
+    from evp.multiple import _wilcoxon
+
+    rng = np.random.default_rng(tasks)
+    d = rng.normal(size=(tasks, 6))
+    d[0, 1] = 0.0                     # a zero
+    d[1, 2] = -d[2, 2]                # a tie in |d|
+    d[:3, 3] = [0.0, 0.5, -0.5]       # both
+    d[:, 4] = np.round(d[:, 4], 1)    # coarse scores: ties
+    got = _wilcoxon(d)
+    for column in range(d.shape[1]):
+        alone = stats.wilcoxon(d[:, column], zero_method="wilcox").pvalue
+        assert got[column] == pytest.approx(alone, rel=1e-12), column
+
+
+def test_one_pairs_ties_change_nothing_for_another_pair():
+    """At 14 tasks, model c's curves tie model a's on some tasks (zero
+    differences); the pair (a, b), whose differences have neither zeros nor
+    ties, keeps its exact p-value: scipy given every column at once would
+    have sent it to the normal approximation."""
+    rng = np.random.default_rng(3)
+    curves = rng.normal(size=(14, 3, 2))
+    clean = wilcoxon_holm(curves)[1]
+    curves[:4, 2, :] = curves[:4, 0, :]  # c ties a on four tasks
+    tied = wilcoxon_holm(curves)[1]
+    np.testing.assert_array_equal(tied[0], clean[0])  # (a, b) untouched
+    exact = stats.wilcoxon(curves[:, 0, :] - curves[:, 1, :], axis=0,
+                           method="exact").pvalue
+    np.testing.assert_allclose(tied[0], exact, rtol=1e-12)
+    # What one call for every column gives (the mechanism removed): not that.
+    together = stats.wilcoxon((curves[:, [0, 0, 1], :] - curves[:, [1, 2, 2], :]
+                               ).reshape(14, -1), axis=0,
+                              zero_method="wilcox").pvalue.reshape(3, 2)
+    assert not np.allclose(together[0], exact, rtol=1e-6)
+
+
 def test_ranks_within_tasks_ignore_missing_models():
     got = ranks(np.array([[3.0, 1.0, 2.0], [np.nan, 5.0, 5.0]]))
     np.testing.assert_array_equal(got, [[1, 3, 2], [np.nan, 1.5, 1.5]])
