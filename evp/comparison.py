@@ -337,8 +337,10 @@ class Comparison:
             start = stop
         if self.construction != "band":
             which = {self.band_a.construction, self.band_b.construction}
-            read = " and ".join(_CONSTRUCTION_READ[c] for c in CONSTRUCTIONS
-                                if c in which)
+            read = " and ".join(
+                _top_band_read(self.band_a.q, self.band_a.minimize)
+                if c == "top_band" else _CONSTRUCTION_READ[c]
+                for c in CONSTRUCTIONS if c in which)
             each = (" (one construction for each model)" if len(which) > 1
                     else "")
             sentences.append(
@@ -348,13 +350,28 @@ class Comparison:
         return sentences
 
 
-#: What a verdict read from each construction was read from, in words.
+#: What a verdict read from each construction was read from, in words (the top
+#: band's depends on the curve: :func:`_top_band_read`).
 _CONSTRUCTION_READ = {
     "band": "a band over every budget",
-    "top_band": "a band over every budget made exact over the better half of the "
-                "order statistics, the ones a median curve reads",
     "budgets": "exact intervals at these budgets only",
 }
+
+
+def _top_band_read(q: float, minimize: bool) -> str:
+    """The top band in words for the q-quantile curve: at budgets k ≥ 1 that
+    curve reads CDF levels q^(1/k) ≥ q (1 − (1 − q)^(1/k) ≤ q for losses), so
+    the band is exact over the order statistics from about the q-th fraction to
+    the best: the better 1 − q of them for scores, q for losses (and the few
+    ranks just beyond, whose bounds can reach that level; see
+    :func:`_top_first`)."""
+    share = q if minimize else 1.0 - q
+    part = ("the better half" if abs(share - 0.5) < 1e-12
+            else f"about the better {share:.0%}")
+    curve = ("a median curve" if abs(q - 0.5) < 1e-12
+             else f"a {q:g}-quantile curve")
+    return (f"a band over every budget made exact over {part} of the order "
+            f"statistics, the ones {curve} reads")
 
 
 _MEANING = {  # the labels in words, for a winner w and a loser l
@@ -412,7 +429,9 @@ def compare(
     construction : {"auto", "band", "top_band", "budgets"}, default "auto"
         How each curve is bounded: "band", simultaneously at every budget (what
         a figure needs); "top_band", at every budget too, from a CDF band
-        exact over the better half of the order statistics only (LD methods);
+        exact only over the order statistics the q-quantile curve reads (the
+        better half for the median; about the better 1 − q for scores, q for
+        losses; LD methods);
         "budgets", by exact intervals at the budgets `ns` only; "auto", the
         sharpest of them for these budgets and rounds (chosen from the counts
         alone, never the scores; see Notes). The mean curve has the band

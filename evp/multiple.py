@@ -279,9 +279,9 @@ def wilcoxon_floor(tasks: int) -> float:
     budget alone) chooses among three tests, and each has its own floor, reached
     when every difference has the same sign:
 
-    * exact (up to 50 tasks, no ties or zeros in the pair's differences): the signed-rank
-      statistic at its extreme has probability 1/2^k under the null, two-sided
-      2/2^k;
+    * exact (up to 50 tasks, no ties or zeros in the pair's differences): the
+      signed-rank statistic at its extreme has probability 1/2^k under the
+      null, two-sided 2/2^k;
     * permutation (up to 13 tasks, with ties or zeros): 2^k sign flips, of which
       the extreme and its mirror are at least 2, so again at least 2/2^k (zeros
       make k smaller and the floor higher);

@@ -108,6 +108,7 @@ from a population. JASA 63(322) (the A(n) assumption).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -547,7 +548,13 @@ def _edge_ranks(size: int, n: float, confidence: float, method: str):
     whichever is the sharpest: the verdict rule a plan's future verdict
     uses): 0 is the lower bound, size + 1 the upper. They depend on the size,
     budget, confidence and method only (every construction is
-    distribution-free)."""
+    distribution-free), so they are cached."""
+    return _ranks_at(int(size), float(n), float(confidence), str(method))
+
+
+@functools.lru_cache(maxsize=4096)
+def _ranks_at(size: int, n: float, confidence: float, method: str):
+    """:func:`_edge_ranks`, cached: a plan asks for the same few many times."""
     k = np.array([float(n)])
     alpha = (1.0 - confidence) / 2  # one budget, both sides: as compare spends
     spent = dict(alpha_worse=alpha, alpha_better=alpha)
@@ -561,12 +568,14 @@ def _edge_ranks(size: int, n: float, confidence: float, method: str):
 def _order_statistic_cdf(observed, support, cdf, more, rank, bounds, at):
     r"""P(X_(rank) ≤ t) at each t of `at`, where X is the sorted `observed`
     rounds together with `more` i.i.d. rounds from the step distribution whose
-    CDF is `cdf` at the sorted `support` (ties and infinite points allowed);
-    rank 0 is the lower bound, rank N + more + 1 the upper one.
+    CDF is `cdf` at the sorted `support` (ties and infinite points allowed;
+    `cdf` may hold one distribution per row, shape (..., S), and the answer
+    then has a row each); rank 0 is the lower bound, rank N + more + 1 the
+    upper one.
 
     X_(r) ≤ t exactly when at least r rounds are ≤ t: with c(t) observed ones
     and G(t) the new rounds' CDF, :math:`P(c(t) + \mathrm{Bin}(m, G(t)) ≥ r)`."""
-    from scipy import stats
+    from scipy import special
 
     at = np.asarray(at, dtype=float)
     total = observed.size + more
@@ -576,24 +585,30 @@ def _order_statistic_cdf(observed, support, cdf, more, rank, bounds, at):
         return (at >= bounds[1]).astype(float)
     seen = np.searchsorted(observed, at, side="right")
     index = np.searchsorted(support, at, side="right") - 1
-    g = np.where(index >= 0, cdf[np.maximum(index, 0)], 0.0)
-    return stats.binom.sf(rank - seen - 1, more, np.clip(g, 0.0, 1.0))
+    g = np.where(index >= 0, np.asarray(cdf)[..., np.maximum(index, 0)], 0.0)
+    # P(Bin(more, g) > k), by scipy.special (what stats.binom.sf computes,
+    # without its dispatch: this is the inner loop of a plan's exact chances);
+    # k ≥ more has no chance, which bdtrc would return as NaN.
+    k = np.minimum(rank - seen - 1, more)
+    return special.bdtrc(k, more, np.clip(g, 0.0, 1.0))
 
 
 def _exceeds(low, high):
     """P(L > U) for independent L and U given as (CDF, points) pairs on the same
-    points, which hold every value U takes."""
+    points, which hold every value U takes (a CDF with rows: one answer each)."""
     (cdf_low, _), (cdf_high, _) = low, high
-    mass = np.diff(cdf_high, prepend=0.0)
-    return float(np.clip(np.sum(mass * (1.0 - cdf_low)), 0.0, 1.0))
+    mass = np.diff(cdf_high, prepend=0.0, axis=-1)
+    chance = np.clip(np.sum(mass * (1.0 - cdf_low), axis=-1), 0.0, 1.0)
+    return float(chance) if np.ndim(chance) == 0 else chance
 
 
 def _strong_chance(observed_a, law_a, more_a, observed_b, law_b, more_b, n,
                    confidence, method, bounds):
     """Exact chances of strong evidence that a beats b and that b beats a at
     budget n (higher is better) after `more_a` and `more_b` i.i.d. rounds from
-    the step distributions `law_a` and `law_b` (pairs: sorted support, CDF there)
-    joined to the sorted observed rounds.
+    the step distributions `law_a` and `law_b` (pairs: sorted support, CDF there;
+    a CDF with rows gives one chance per row) joined to the sorted observed
+    rounds.
 
     :func:`evp.compare` calls a strong verdict when a's band's lower edge lies
     above b's band's upper edge, L_a > U_b; each edge is an order statistic of
@@ -648,6 +663,32 @@ def _strong_range(x_a, x_b, n, plans, confidence, method, bounds, range_confiden
         lows.append(a_down[0] + a_up[1])
         highs.append(min(a_up[0] + a_down[1], 1.0))
     return np.array(lows), np.array(highs)
+
+
+def _posterior_laws(x: np.ndarray, draws: int, rng):
+    """`draws` distributions for the rounds behind the sorted scores x, from the
+    Bayesian bootstrap (Rubin 1981): Dirichlet(1, ..., 1) weights on the rounds
+    observed, whose posterior they are under a noninformative Dirichlet process.
+    As (support, CDF there, one row per draw); tied rounds share their point."""
+    support, first = np.unique(x, return_index=True)
+    weights = rng.gamma(1.0, size=(draws, x.size))
+    # x is sorted, so the rounds at one support point are a contiguous run.
+    mass = np.add.reduceat(weights, first, axis=1)
+    cdf = np.cumsum(mass, axis=1) / weights.sum(axis=1, keepdims=True)
+    return support, np.minimum(cdf, 1.0)
+
+
+def _posterior_chances(x_a, x_b, n, plans, confidence, method, bounds, draws,
+                       rng) -> np.ndarray:
+    """The chance of strong evidence either way at budget n after each plan's
+    rounds, under each of `draws` posterior distributions of the two models
+    (:func:`_posterior_laws`), exactly given each draw (:func:`_strong_chance`):
+    shape (plans, draws), higher is better."""
+    law_a, law_b = _posterior_laws(x_a, draws, rng), _posterior_laws(x_b, draws, rng)
+    return np.array([np.add(*_strong_chance(x_a, law_a, int(more_a), x_b, law_b,
+                                            int(more_b), n, confidence, method,
+                                            bounds))
+                     for more_a, more_b in plans])
 
 
 def calibration(draw, largest_gap: float, observed: int, *, n: float = 4,

@@ -402,3 +402,40 @@ def test_calibration_redraws_worlds_a_plan_cannot_start_from():
     with pytest.raises(ValueError, match=r"^observed: 3 rounds drawn 100 times"):
         calibration(lambda generator, size, gap: np.zeros(size), 0.1, 3, n=2,
                     more=(5,), worlds=2, replications=20, rng=0)
+
+
+def test_the_exact_chance_takes_many_laws_at_once():
+    """A CDF with rows gives one chance per row, each the chance of that row's
+    law alone (the posterior's draws are scored in one call)."""
+    from evp.planning import _posterior_laws, _strong_chance
+
+    rng = np.random.default_rng(5)
+    x_a = np.sort(np.round(rng.normal(0.4, 1, 15), 1))
+    x_b = np.sort(np.round(rng.normal(0.0, 1, 12), 1))
+    laws = [_posterior_laws(x, 6, rng) for x in (x_a, x_b)]
+    bounds = np.array([-np.inf, np.inf])
+    many = _strong_chance(x_a, laws[0], 20, x_b, laws[1], 20, 3, 0.8,
+                          "ld_highest_density", bounds)
+    for row in range(6):
+        one = _strong_chance(x_a, (laws[0][0], laws[0][1][row]), 20,
+                             x_b, (laws[1][0], laws[1][1][row]), 20, 3, 0.8,
+                             "ld_highest_density", bounds)
+        np.testing.assert_allclose([many[0][row], many[1][row]], one, atol=1e-12)
+
+
+def test_the_posterior_draws_are_dirichlet_weights_on_the_rounds():
+    """Each draw is a CDF on the distinct rounds, tied rounds sharing their
+    point; over many draws the mass at a point is its share of the rounds
+    (Dirichlet(1, ..., 1) weights have mean 1/N each), with the Dirichlet's
+    spread."""
+    from evp.planning import _posterior_laws
+
+    x = np.array([1.0, 2.0, 2.0, 2.0, 3.0, 5.0])
+    support, cdf = _posterior_laws(x, 40_000, np.random.default_rng(0))
+    np.testing.assert_array_equal(support, [1, 2, 3, 5])
+    assert np.all(np.diff(cdf, axis=1) >= 0) and np.allclose(cdf[:, -1], 1.0)
+    mass = np.diff(cdf, prepend=0.0, axis=1)
+    np.testing.assert_allclose(mass.mean(axis=0), [1 / 6, 3 / 6, 1 / 6, 1 / 6],
+                               atol=0.005)
+    # Var of a Dirichlet(1,...,1) share of 3 of 6 rounds: Beta(3, 3), 1/28.
+    assert mass[:, 1].var() == pytest.approx(1 / 28, rel=0.05)

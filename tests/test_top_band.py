@@ -114,4 +114,31 @@ def test_its_verdicts_say_what_they_were_read_from():
                                 np.arange(1, 41), construction="top_band")
                     .describe())
     assert "exact over the better half of the order statistics" in said
+    assert "the ones a median curve reads" in said
     assert "strong evidence that a beats b" in said
+
+
+@pytest.mark.parametrize("q, minimize, share", [
+    (0.8, False, "about the better 20%"), (0.8, True, "about the better 80%"),
+    (0.2, False, "about the better 80%"), (0.5, True, "the better half")])
+def test_its_sentence_names_the_order_statistics_of_the_quantile_read(
+        q, minimize, share):
+    """A q-quantile curve reads CDF levels q^(1/k) ≥ q (for losses 1 − (1 −
+    q)^(1/k) ≤ q): the better 1 − q of the order statistics for scores, q for
+    losses, not the better half whatever q; checked against the ranks the top
+    band constrains."""
+    from evp.comparison import _top_first
+
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(1, 0.2, 60), rng.normal(size=60)
+    said = " ".join(evp.compare(a, b, np.arange(1, 61), q=q, minimize=minimize,
+                                construction="top_band").describe())
+    assert f"exact over {share} of the order statistics" in said
+    curve = "a median curve" if q == 0.5 else f"a {q:g}-quantile curve"
+    assert f"the ones {curve} reads" in said
+    # The ranks it is exact over, as a share of the 60: within a few ranks of
+    # the share said (the top band adds the ranks whose bounds reach the level).
+    first = _top_first(60, 0.8, METHOD, 1 - q if minimize else q)
+    constrained = (60 - first + 1) / 60
+    expected = q if minimize else 1 - q
+    assert expected <= constrained <= expected + 0.2
