@@ -22,6 +22,16 @@ from evp._columns import KEPT_NAMES
 from evp._optional import import_optional_dependency
 from evp._validation import reason as _reason
 from evp._validation import stack_level
+from evp.readers._knows import (
+    ANY,
+    EXTENSION,
+    FOLDER,
+    OBJECT,
+    Claim,
+    Direction,
+    Knows,
+    Reader,
+)
 from evp.readers._options import Option
 from evp.results import Results
 
@@ -725,3 +735,58 @@ def load_search(path) -> Results:
         order="trial", ordered=True,
         strategy=("random search (evp search: independent draws from each model's "
                   "search space)"))
+
+
+# ------------------------------------------------------------------ readers
+
+def _is_path(source) -> bool:
+    return isinstance(source, str | os.PathLike)
+
+
+def _read_file(source, *, score=None, columns=None, **options):
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"path_or_frame: no such file or folder {path}")
+    # A file a tool wrote (scikit-learn's cv_results_ as CSV, a W&B export) is
+    # then offered to the readers of tables' shapes (the registry).
+    return read_table(path, columns=columns, **options)
+
+
+def _refuse_pickle(source, *, score=None):
+    raise ValueError(f"path_or_frame: {Path(source).name} is a pickle, and evp "
+                     "never unpickles a file (loading one runs the code in it): "
+                     "load it yourself if you trust it and pass the object, or save "
+                     "pd.DataFrame(search.cv_results_) as a CSV file and read that")
+
+
+#: File endings of pickles, which evp never loads (loading one runs its code).
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".pck", ".pcl", ".dill")
+# A user's own table: no tool recorded its direction or order (the user's
+# roles and column names say them).
+_OWN = Knows(direction=None, order=None)
+
+#: The readers of users' own results, as the registry lists them: a results
+#: file (any path no other reader claims), a folder of evp search trials,
+#: a DataFrame, Results read before, and pickles (refused, never loaded).
+READER = Reader("file", "a results file", _is_path, _read_file, OPTIONS,
+                Claim(ANY, ("file", "folder", "url"), cost=0), _OWN,
+                hints=("columns",))
+SEARCH_READER = Reader(
+    "evp search", "a folder of evp search trials",
+    lambda s: _is_path(s) and Path(s).expanduser().is_dir(),
+    lambda s, score=None: load_search(s).replace(source=str(s)),
+    claim=Claim(FOLDER, ("folder",), cost=0),
+    knows=Knows(direction=Direction(other="assume"),
+                order="the trial numbers evp search wrote"))
+TABLE_READER = Reader("table", "a DataFrame", lambda s: isinstance(s, pd.DataFrame),
+                      lambda s, score=None: s, claim=Claim(ANY, ("table",), cost=0),
+                      knows=_OWN)
+RESULTS_READER = Reader("results", "evp.Results", lambda s: isinstance(s, Results),
+                        lambda s, score=None: s,
+                        claim=Claim(OBJECT, ("object",), cost=0),
+                        knows=Knows(direction=Direction(other="assume"), order=None))
+PICKLE_READER = Reader("pickle", "a pickle file",
+                       lambda s: _is_path(s) and Path(s).suffix.lower()
+                       in PICKLE_SUFFIXES, _refuse_pickle,
+                       claim=Claim(EXTENSION, ("file",), PICKLE_SUFFIXES, cost=0),
+                       knows=_OWN)

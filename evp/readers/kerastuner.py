@@ -95,6 +95,7 @@ import re
 from pathlib import Path
 
 from evp.readers import _trials
+from evp.readers._knows import MARKER, Claim, Direction, Knows, Reader
 from evp.readers.files import json_record, natural, number, record_folder
 from evp.results import ASSUMED_DIRECTION, Results
 
@@ -468,3 +469,10 @@ def _objective(completed: list, score, name: str) -> str | None:
                      "equals their scores, so the objective and its direction are "
                      "not known (a custom Oracle.score_trial?): name a metric with "
                      "score= and say its direction with minimize=")
+
+
+#: The reader of KerasTuner projects, as the registry lists it.
+READER = Reader("keras tuner", "a KerasTuner project", sniff, read,
+                claim=Claim(MARKER, ("folder", "file"), (".json",), cost=1),
+                knows=Knows(direction=Direction(other="assume"),
+                            order="KerasTuner's trial ids", failed=("FAILED",)))

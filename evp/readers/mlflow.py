@@ -52,6 +52,7 @@ import pandas as pd
 
 from evp._optional import import_optional_dependency
 from evp._validation import _describe
+from evp.readers._knows import MARKER, Claim, Direction, Knows, Reader
 from evp.readers._options import Option
 from evp.readers._trials import COMPLETED, FAILED, Objective, Trial, trial_table
 from evp.readers._trials import UNFINISHED as UNFINISHED_RUN
@@ -407,3 +408,12 @@ def _score(score, columns, metrics: list[str], name: str) -> str:
         return f"metrics.{score}"
     raise ValueError(f"score: no run of the MLflow experiment {name!r} logged "
                      f"{str(score)!r}; its metrics: {shown}")
+
+
+#: The reader of MLflow stores, as the registry lists it.
+READER = Reader(
+    "mlflow", "an MLflow store", is_mlflow_source, read_mlflow, OPTIONS,
+    Claim(MARKER, ("url", "folder", "file"), _SQLITE_SUFFIXES, cost=1),
+    Knows(direction=Direction(other="assume"), order="MLflow's start times",
+          failed=("FAILED", "KILLED")),
+    names_score=True)

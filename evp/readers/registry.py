@@ -111,7 +111,6 @@ from pathlib import Path
 import pandas as pd
 
 from evp._validation import EvpWarning, _describe, stack_level
-from evp.readers import files, kerastuner, mlflow, sklearn, smac, tuners, wandb
 from evp.readers._knows import (
     ANY,
     EXTENSION,
@@ -128,7 +127,8 @@ from evp.readers._knows import (
 from evp.readers._options import Option
 from evp.results import Results
 
-__all__ = ["READERS", "READERS_GROUP", "RESERVED", "Claim", "Direction", "Knows",
+__all__ = ["ANY", "EXTENSION", "FOLDER", "MARKER", "OBJECT", "READERS",
+           "READERS_GROUP", "RESERVED", "SHAPE", "Claim", "Direction", "Knows",
            "Option", "PluginError", "PluginWarning", "Reader", "option_flags",
            "plugin_readers", "read_source"]
 
@@ -142,134 +142,34 @@ def _is_path(source) -> bool:
     return isinstance(source, str | os.PathLike)
 
 
-def _is_search(source) -> bool:
-    return sklearn.is_search(source) or (isinstance(source, dict)
-                                         and sklearn.is_cv_results(source))
+def _reader(module: str, name: str = "READER") -> Reader:
+    """The reader a module of this package declares (``READER``, or `name`
+    where it declares several): a new reader is its module, one such line in
+    :data:`READERS`, and its test."""
+    return getattr(importlib.import_module(f"evp.readers.{module}"), name)
 
 
-def _read_optuna(source, *, score=None, **options):
-    return tuners.read_optuna(source, objective=score, **options)
-
-
-def _read_ray_tune(source, *, score=None, metric=None, **options):
-    if metric is None and score is None:
-        raise ValueError("metric: name the metric the Ray Tune trials reported, "
-                         "e.g. metric='accuracy'")
-    return tuners.read_ray_tune(source, metric=metric or score, **options)
-
-
-def _is_pickle(source) -> bool:
-    return _is_path(source) and Path(source).suffix.lower() in sklearn.PICKLE_SUFFIXES
-
-
-def _refuse_pickle(source, *, score=None):
-    raise ValueError(f"path_or_frame: {Path(source).name} is a pickle, and evp "
-                     "never unpickles a file (loading one runs the code in it): "
-                     "load it yourself if you trust it and pass the object, or save "
-                     "pd.DataFrame(search.cv_results_) as a CSV file and read that")
-
-
-def _is_search_folder(source) -> bool:
-    return _is_path(source) and Path(source).expanduser().is_dir()
-
-
-def _read_search_folder(source, *, score=None):
-    return files.load_search(source).replace(source=str(source))
-
-
-def _read_file(source, *, score=None, columns=None, **options):
-    path = Path(source).expanduser()
-    if not path.exists():
-        raise FileNotFoundError(f"path_or_frame: no such file or folder {path}")
-    # A file a tool wrote (scikit-learn's cv_results_ as CSV, a W&B export) is
-    # then offered to the readers of tables (read_source).
-    return files.read_table(path, columns=columns, **options)
-
-
-def _is_table(source) -> bool:
-    return isinstance(source, pd.DataFrame)
-
-
-def _as_is(source, *, score=None):
-    return source
-
-
-def _read_cv_results(source, *, score=None):
-    return sklearn.read_search(source, score=score).replace(source="a DataFrame")
-
-
-def _read_wandb(source, *, score=None):
-    return wandb.read_wandb(source, score=score).replace(source="a DataFrame")
-
-
-def _reader(module: str) -> Reader:
-    """The reader a module of this package declares (``READER``): a new
-    reader is its module, this one line in :data:`READERS`, and its test."""
-    return importlib.import_module(f"evp.readers.{module}").READER
-
-
-# What each tool records (declared here for the readers defined here).
-_NO_ORDER = Knows(direction=None, order=None)
-_SKLEARN = Knows(direction=Direction(other="assume"),
-                 order="the order scikit-learn drew its candidates (a "
-                       "randomized search; a grid has none)")
-_WANDB = Knows(direction=Direction(other="assume"), order="W&B's creation times",
-               failed=("crashed", "failed", "killed"), rows=True)
-_MLFLOW = Knows(direction=Direction(other="assume"), order="MLflow's start times",
-                failed=("FAILED", "KILLED"))
-
-#: evp's readers. Which one reads a source is decided by their claims
-#: (:class:`Claim`): the most specific claim first (an object's type, a
-#: tool's marker inside a source, a table's shape, an extension, any folder,
-#: anything), the cheap sniffs first among equals; a reader whose kinds and
-#: extensions rule a source out is not asked at all. The list's order decides
-#: nothing.
+#: evp's readers, each declared in its own module. Which one reads a source is
+#: decided by their claims (:class:`Claim`): the most specific claim first (an
+#: object's type, a tool's marker inside a source, a table's shape, an
+#: extension, any folder, anything), the cheap sniffs first among equals; a
+#: reader whose kinds and extensions rule a source out is not asked at all.
+#: The list's order decides nothing.
 READERS = (
-    Reader("mlflow", "an MLflow store", mlflow.is_mlflow_source, mlflow.read_mlflow,
-           mlflow.OPTIONS, Claim(MARKER, ("url", "folder", "file"),
-                                 tuners.SQLITE_SUFFIXES, cost=1),
-           _MLFLOW, names_score=True),
-    Reader("scikit-learn", "a scikit-learn search", _is_search,
-           lambda s, score=None: sklearn.read_search(s, score=score),
-           claim=Claim(OBJECT, ("object",), cost=0), knows=_SKLEARN,
-           names_score=True),
-    Reader("optuna", "an Optuna study", tuners.is_optuna_source, _read_optuna,
-           tuners.OPTUNA_OPTIONS,
-           Claim(EXTENSION, ("object", "url", "file"), tuners.SQLITE_SUFFIXES,
-                 cost=0), tuners.OPTUNA_KNOWS),
-    Reader("keras tuner", "a KerasTuner project", kerastuner.sniff, kerastuner.read,
-           claim=Claim(MARKER, ("folder", "file"), (".json",), cost=1),
-           knows=Knows(direction=Direction(other="assume"),
-                       order="KerasTuner's trial ids", failed=("FAILED",))),
-    Reader("smac", "a SMAC3 run", smac.sniff, smac.read,
-           claim=Claim(MARKER, ("folder", "file"), (".json",), cost=1),
-           knows=Knows(direction=Direction(other="assume"),
-                       order="SMAC3's configuration ids", failed=("CRASHED",))),
-    Reader("ray tune", "a Ray Tune experiment", tuners.is_ray_tune_source,
-           _read_ray_tune, tuners.RAY_TUNE_OPTIONS,
-           Claim(MARKER, ("folder",), cost=2), tuners.RAY_TUNE_KNOWS),
-    Reader("results", "evp.Results", lambda s: isinstance(s, Results),
-           lambda s, score=None: s, claim=Claim(OBJECT, ("object",), cost=0),
-           knows=Knows(direction=Direction(other="assume"), order=None)),
-    Reader("scikit-learn", "scikit-learn's cv_results_ table",
-           lambda s: _is_table(s) and sklearn.is_cv_results(s), _read_cv_results,
-           claim=Claim(SHAPE, ("table",), cost=0), knows=_SKLEARN, names_score=True),
-    Reader("wandb", "a W&B runs table",
-           lambda s: _is_table(s) and wandb.wandb_shape(s) is not None, _read_wandb,
-           claim=Claim(SHAPE, ("table",), cost=0), knows=_WANDB, names_score=True),
-    Reader("table", "a DataFrame", _is_table, _as_is,
-           claim=Claim(ANY, ("table",), cost=0), knows=_NO_ORDER),
-    Reader("pickle", "a pickle file", _is_pickle, _refuse_pickle,
-           claim=Claim(EXTENSION, ("file",), sklearn.PICKLE_SUFFIXES, cost=0),
-           knows=_NO_ORDER),
-    Reader("evp search", "a folder of evp search trials", _is_search_folder,
-           _read_search_folder, claim=Claim(FOLDER, ("folder",), cost=0),
-           knows=Knows(direction=Direction(other="assume"),
-                       order="the trial numbers evp search wrote")),
+    _reader("mlflow"),
+    _reader("sklearn"),
+    _reader("sklearn", "TABLE_READER"),
+    _reader("tuners", "OPTUNA_READER"),
+    _reader("tuners", "RAY_TUNE_READER"),
+    _reader("kerastuner"),
+    _reader("smac"),
+    _reader("wandb"),
     _reader("syne_tune"),
-    Reader("file", "a results file", _is_path, _read_file, files.OPTIONS,
-           Claim(ANY, ("file", "folder", "url"), cost=0), _NO_ORDER,
-           hints=("columns",)),
+    _reader("files"),
+    _reader("files", "SEARCH_READER"),
+    _reader("files", "TABLE_READER"),
+    _reader("files", "RESULTS_READER"),
+    _reader("files", "PICKLE_READER"),
 )
 
 

@@ -62,13 +62,14 @@ import numpy as np
 import pandas as pd
 
 from evp._validation import _describe
+from evp.readers._knows import OBJECT, SHAPE, Claim, Direction, Knows, Reader
 from evp.readers._trials import COMPLETED, FAILED, Objective, Trial, trial_table
 from evp.results import Results
 
 __all__ = ["PICKLE_SUFFIXES", "is_cv_results", "is_search", "read_search"]
 
 #: File endings of pickled objects, which are never loaded.
-PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".pck", ".pcl")
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".pck", ".pcl", ".dill")
 
 _MEAN = re.compile(r"^mean_test_(.+)$")
 _SPLIT = re.compile(r"^split\d+_test_")
@@ -320,3 +321,29 @@ def _iteration(frame: pd.DataFrame, iteration, kind: str):
             "draws, and curves and bands from them are optimistic; iteration=0 "
             "reads the draws")
     return rows, [note], warnings
+
+
+def _is_search(source) -> bool:
+    return is_search(source) or (isinstance(source, dict) and is_cv_results(source))
+
+
+def _read_cv_results(source, *, score=None):
+    return read_search(source, score=score).replace(source="a DataFrame")
+
+
+#: What scikit-learn records: the order it drew a randomized search's
+#: candidates (a grid has none).
+KNOWS = Knows(direction=Direction(other="assume"),
+              order="the order scikit-learn drew its candidates (a randomized "
+                    "search; a grid has none)")
+#: The readers of a fitted search (or its cv_results_ dict), and of its
+#: cv_results_ as a table (a DataFrame, or a CSV file's), as the registry
+#: lists them.
+READER = Reader("scikit-learn", "a scikit-learn search", _is_search,
+                lambda s, score=None: read_search(s, score=score),
+                claim=Claim(OBJECT, ("object",), cost=0), knows=KNOWS,
+                names_score=True)
+TABLE_READER = Reader("scikit-learn", "scikit-learn's cv_results_ table",
+                      lambda s: isinstance(s, pd.DataFrame) and is_cv_results(s),
+                      _read_cv_results, claim=Claim(SHAPE, ("table",), cost=0),
+                      knows=KNOWS, names_score=True)

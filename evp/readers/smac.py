@@ -124,6 +124,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from evp.readers._knows import MARKER, Claim, Direction, Knows, Reader
 from evp.readers._trials import COMPLETED, FAILED, Objective, Trial, trial_table
 from evp.readers.files import json_record, natural, record_folder
 from evp.readers.files import number as _number
@@ -584,3 +585,10 @@ def read(source, *, score=None) -> Results:
                    name=name, ordered=True, order=order,
                    strategy=strategy if len(strategies) == 1 else None,
                    source=f"{len(seeds)} SMAC3 runs in {path.name!r}")
+
+
+#: The reader of SMAC3 runs, as the registry lists it.
+READER = Reader("smac", "a SMAC3 run", sniff, read,
+                claim=Claim(MARKER, ("folder", "file"), (".json",), cost=1),
+                knows=Knows(direction=Direction(other="assume"),
+                            order="SMAC3's configuration ids", failed=("CRASHED",)))

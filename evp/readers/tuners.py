@@ -58,7 +58,7 @@ import pandas as pd
 
 from evp._optional import import_optional_dependency
 from evp._validation import as_choice
-from evp.readers._knows import Direction, Knows
+from evp.readers._knows import EXTENSION, MARKER, Claim, Direction, Knows, Reader
 from evp.readers._options import Option
 from evp.readers._trials import (
     COMPLETED,
@@ -695,3 +695,25 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
                    direction=f"Ray Tune's mode='{mode}'", notes=(note,),
                    tuner="ray tune", name=folder.name, ordered=True,
                    source=f"Ray Tune experiment {folder.name!r}")
+
+
+def _optuna_reader_read(source, *, score=None, **options):
+    return read_optuna(source, objective=score, **options)
+
+
+def _ray_tune_reader_read(source, *, score=None, metric=None, **options):
+    if metric is None and score is None:
+        raise ValueError("metric: name the metric the Ray Tune trials reported, "
+                         "e.g. metric='accuracy'")
+    return read_ray_tune(source, metric=metric or score, **options)
+
+
+#: The readers of Optuna studies and Ray Tune experiments, as the registry
+#: lists them.
+OPTUNA_READER = Reader(
+    "optuna", "an Optuna study", is_optuna_source, _optuna_reader_read, OPTUNA_OPTIONS,
+    Claim(EXTENSION, ("object", "url", "file"), SQLITE_SUFFIXES, cost=0),
+    OPTUNA_KNOWS)
+RAY_TUNE_READER = Reader(
+    "ray tune", "a Ray Tune experiment", is_ray_tune_source, _ray_tune_reader_read,
+    RAY_TUNE_OPTIONS, Claim(MARKER, ("folder",), cost=2), RAY_TUNE_KNOWS)

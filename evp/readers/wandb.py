@@ -63,6 +63,7 @@ import contextlib
 import pandas as pd
 
 from evp.readers import _trials
+from evp.readers._knows import SHAPE, Claim, Direction, Knows, Reader
 from evp.results import Results
 
 __all__ = ["FAILED", "FINISHED", "UNFINISHED", "read_wandb", "wandb_shape"]
@@ -266,3 +267,18 @@ def _score(score, frame: pd.DataFrame, fixed: set, shape: str) -> str:
                          f"score='{example}'; numeric columns: {shown}")
     raise ValueError(f"score: no column {str(score)!r} in the W&B runs; numeric "
                      f"columns: {shown}")
+
+
+def _read(source, *, score=None):
+    return read_wandb(source, score=score).replace(source="a DataFrame")
+
+
+#: The reader of W&B runs tables, as the registry lists it: rows named by their
+#: place in the file read (a W&B export it reorders).
+READER = Reader("wandb", "a W&B runs table",
+                lambda s: isinstance(s, pd.DataFrame) and wandb_shape(s) is not None,
+                _read, claim=Claim(SHAPE, ("table",), cost=0),
+                knows=Knows(direction=Direction(other="assume"),
+                            order="W&B's creation times",
+                            failed=("crashed", "failed", "killed"), rows=True),
+                names_score=True)
