@@ -7,15 +7,21 @@ rather than show: on a terminal, in a report, in a spreadsheet.
   for documents (HTML, Markdown) whose own markup keeps lines apart.
 * :func:`csv_text` — a table as CSV whose text cells no spreadsheet reads as a
   formula.
+* :func:`look_alike` — two names that print alike (they differ only in
+  invisible characters, spaces or Unicode normalisation), and how they differ.
+* :func:`mathtext` — a string that matplotlib shows as written, never as
+  mathtext (``"$10 a$"`` is not an italic "10a"; ``"$\\x$"`` is no parser error).
 """
 
 from __future__ import annotations
 
 import csv
+import unicodedata
 
 import pandas as pd
 
-__all__ = ["BIDI", "CONTROLS", "csv_text", "one_line", "visible"]
+__all__ = ["BIDI", "CONTROLS", "csv_text", "look_alike", "mathtext", "one_line",
+           "visible"]
 
 #: The control characters (C0, DEL, C1): a terminal acts on them rather than
 #: showing them (a newline breaks a one-line message, an escape sequence
@@ -70,3 +76,67 @@ def csv_text(frame: pd.DataFrame) -> str:
         if values.dtype == object or pd.api.types.is_string_dtype(values):
             shown.isetitem(index, values.map(_cell).astype(object))
     return shown.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
+
+
+def mathtext(text) -> str:
+    r"""`text` as matplotlib shows it as written: every dollar sign escaped
+    (``\$``), so that no pair of them opens mathtext. Matplotlib then shows each
+    ``\$`` as ``$`` and leaves every other character, a backslash too, as it is.
+
+    >>> mathtext("$10 a$")
+    '\\$10 a\\$'
+    """
+    return str(text).replace("$", "\\$")
+
+
+# Characters that show as nothing, besides the format characters (Unicode's
+# category Cf: zero-width space U+200B, soft hyphen U+00AD, byte-order mark
+# U+FEFF, the joiners, the bidirectional controls): the combining grapheme
+# joiner, the variation selectors and the Hangul fillers.
+_BLANK = frozenset({0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10)})
+
+
+def _invisible(character: str) -> bool:
+    return (unicodedata.category(character) == "Cf" or ord(character) in _BLANK)
+
+
+def _key(name: str) -> str:
+    """What a name shows as: NFC, without invisible characters, its spaces
+    collapsed."""
+    shown = "".join(c for c in unicodedata.normalize("NFC", name)
+                    if not _invisible(c))
+    return " ".join(shown.split())
+
+
+def look_alike(names) -> tuple[str, str, str] | None:
+    r"""The first two of `names` (strings) that are two as written but print
+    alike, and how they differ: ``(first, second, why)``, or None.
+
+    They differ only in invisible characters (a zero-width space U+200B, a soft
+    hyphen U+00AD, a byte-order mark U+FEFF, ...), in their spaces ("a b" and
+    "a  b"), or in their Unicode normalisation (NFC "café" and NFD "café").
+
+    >>> look_alike(["model", "mo\u200bdel"])
+    ('model', 'mo\u200bdel', 'invisible characters (U+200B ZERO WIDTH SPACE)')
+    """
+    seen: dict[str, str] = {}
+    for name in names:
+        key = _key(name)
+        if key not in seen:
+            seen[key] = name
+            continue
+        first = seen[key]
+        if first == name:
+            continue
+        hidden = sorted({c for c in first + name if _invisible(c)})
+        if hidden:
+            why = "invisible characters (" + ", ".join(
+                f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}"
+                for c in hidden) + ")"
+        elif (unicodedata.normalize("NFC", first)
+              == unicodedata.normalize("NFC", name)):
+            why = "Unicode normalisation (composed and decomposed accents)"
+        else:
+            why = "their spaces"
+        return first, name, why
+    return None

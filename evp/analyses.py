@@ -256,7 +256,7 @@ class Tail(Analysis):
         """Each model's fit and its confidence set's band, a panel each."""
         plt = import_optional_dependency("matplotlib.pyplot")
 
-        from evp.plot import PALETTE, plot_extrapolation, theme
+        from evp.plot import PALETTE, as_written, plot_extrapolation, theme
 
         with plt.rc_context(theme()):
             _, axes = plt.subplots(1, len(self.fits), squeeze=False, sharey=True,
@@ -268,6 +268,7 @@ class Tail(Analysis):
                                    label=str(found.model),
                                    y=self.results.score_name, color=color, ax=ax)
             axes.flat[0].legend(fontsize="small")
+        as_written(axes.flat[0].figure)  # the legend's names, too
         return axes.flat[0]
 
 

@@ -33,7 +33,17 @@ PREAMBLE = ("\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
             "#": r"\#", "_": r"\_\allowbreak{}", "{": r"\{", "}": r"\}",
             "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+            # Read by the command before them, not shown: a row (after \\) or an
+            # \item that starts with "[" takes it for an optional argument ("Missing
+            # number", or the item's label); after \\ a "*" is taken too. Braced,
+            # each is only itself.
+            "[": "{[}", "]": "{]}", "*": "{*}",
+            # The ligatures of T1 text ("--" an en dash, "''" a closing quote,
+            # ",," a low quote; "!`" and "?`" inverted marks): a name keeps its
+            # characters. A backquote is a quote mark in T1, so spelled out.
+            "`": r"\textasciigrave{}"}
+_LIGATURES = r"([-',])(?=\1)"
 # Characters beyond Latin-1 that evp's own tables and notes use, and that
 # pdflatex's UTF-8 input does not set up: as math or text commands.
 _UNICODE = {"≈": r"$\approx$", "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$",
@@ -44,8 +54,12 @@ _UNICODE = {"≈": r"$\approx$", "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\p
             "∈": r"$\in$", "≠": r"$\neq$", "⌈": r"$\lceil$", "⌉": r"$\rceil$",
             "…": r"\ldots{}", "–": "--", "—": "---", "‘": "`", "’": "'",
             "“": "``", "”": "''", "§": r"\S{}", "✓": r"$\checkmark$"}
-_PATTERN = re.compile("|".join(re.escape(c) for c in [*_SPECIAL, *_UNICODE]))
+_PATTERN = re.compile("|".join([_LIGATURES, *(re.escape(c) for c in [*_SPECIAL,
+                                                                      *_UNICODE])]))
 _SPACES = dict.fromkeys(CONTROLS, " ")
+# The letters below U+0180 that the T1, OT1 and TS1 encodings do not set up for
+# UTF-8 input ("Unicode character Ħ not set up for use with LaTeX").
+_UNSET = frozenset("ĦħĸĿŀŉŦŧſ")
 
 
 def escape(text) -> str:
@@ -63,9 +77,16 @@ def escape(text) -> str:
     # A control character as a space: a newline (two make a blank line, which
     # ends a paragraph and breaks a table's row), a tab, an escape.
     text = str(text).translate(_SPACES)
-    out = _PATTERN.sub(lambda m: _SPECIAL.get(m.group(), _UNICODE.get(m.group())),
-                       text)
-    return "".join(c if ord(c) < 0x180 else _ascii(c) for c in out)
+    out = _PATTERN.sub(_escaped, text)
+    return "".join(c if ord(c) < 0x180 and c not in _UNSET else _ascii(c)
+                   for c in out)
+
+
+def _escaped(match) -> str:
+    found = match.group()
+    if match.group(1):  # the first of a ligature's pair, kept apart from the next
+        return found + "{}"
+    return _SPECIAL.get(found) or _UNICODE[found]
 
 
 def title(text) -> str:
@@ -74,13 +95,59 @@ def title(text) -> str:
     return escape(text).replace(r"\_\allowbreak{}", r"\_")
 
 
+# Greek letters by name as math: "βVAE" is $\beta$VAE. Capitals that look
+# like Latin ones (Alpha, Beta, ...) are those letters; omicron is an o.
+_GREEK_CAPITALS = ("gamma", "delta", "theta", "lambda", "xi", "pi", "sigma",
+                   "upsilon", "phi", "psi", "omega")
+_GREEK_SMALL = {"phi": "varphi", "final sigma": "varsigma", "epsilon": "varepsilon",
+                "omicron": None}
+_GREEK_SYMBOLS = {"theta symbol": "vartheta", "phi symbol": "phi",
+                  "pi symbol": "varpi", "rho symbol": "varrho",
+                  "lunate epsilon symbol": "epsilon", "kappa symbol": "varkappa"}
+
+
+def _greek(character: str) -> str | None:
+    """A Greek letter as LaTeX math (or its Latin look-alike), else None."""
+    name = unicodedata.name(character, "").lower()
+    for prefix, capital in (("greek small letter ", False),
+                            ("greek capital letter ", True), ("greek ", False)):
+        if not name.startswith(prefix):
+            continue
+        letter = name.removeprefix(prefix).replace("lamda", "lambda")
+        if prefix == "greek ":
+            command = _GREEK_SYMBOLS.get(letter)
+        elif capital:
+            command = (letter.capitalize() if letter in _GREEK_CAPITALS
+                       else None)
+        else:
+            command = _GREEK_SMALL.get(letter, letter)
+        if command is not None and " " not in command:
+            return f"$\\{command}$"
+        plain = unicodedata.normalize("NFKD", character).encode("ascii", "ignore")
+        look_alike = {"alpha": "A", "beta": "B", "epsilon": "E", "zeta": "Z",
+                      "eta": "H", "iota": "I", "kappa": "K", "mu": "M", "nu": "N",
+                      "omicron": "O", "rho": "P", "tau": "T", "chi": "X"}
+        if capital and letter in look_alike:
+            return look_alike[letter]
+        if letter == "omicron":
+            return "o"
+        return plain.decode() or None
+    return None
+
+
 def _ascii(character: str) -> str:
-    """A character pdflatex cannot set, as its ASCII letters (é is kept above;
-    here e.g. Ł) or, failing that, its Unicode name in brackets."""
+    """A character pdflatex cannot set, as LaTeX math (a Greek letter), as its
+    ASCII letters (é is kept above; here e.g. Ł) or, failing that, its Unicode
+    name in brackets (braced, so that no command before it reads it as an
+    optional argument)."""
+    greek = _greek(character)
+    if greek:
+        return greek
     plain = unicodedata.normalize("NFKD", character).encode("ascii", "ignore")
     if plain:
         return escape(plain.decode())
-    return f"[{unicodedata.name(character, f'U+{ord(character):04X}').lower()}]"
+    name = unicodedata.name(character, f"U+{ord(character):04X}").lower()
+    return f"{{[}}{name}{{]}}"
 
 
 def _cell(value, places: int | None = None, open_: bool = False) -> str:

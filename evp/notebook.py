@@ -326,10 +326,11 @@ def save(figure, stem) -> None:
     """Write `figure` as PNG and PDF, byte for byte reproducibly (returns nothing,
     so that a notebook cell ending in it shows no paths). Texts that run into
     each other are tidied or refused on the papers' data, and said in a warning
-    on a user's (see :func:`evp.plot.save_figure`)."""
-    from evp.plot import save_figure
+    on a user's (see :func:`evp.plot.save_figure`). Every text is shown as
+    written (:func:`evp.plot.as_written`): a name never becomes mathtext."""
+    from evp.plot import as_written, save_figure
 
-    save_figure(figure, stem, strict=_SAVING["strict"])
+    save_figure(as_written(figure), stem, strict=_SAVING["strict"])
 
 
 def budget_axis(ax, n, *, log: bool = True) -> None:

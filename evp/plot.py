@@ -24,12 +24,15 @@ The design, in one place:
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 import numpy as np
 
 from evp import tables
 from evp._display import METHOD_NAMES
+from evp._escape import mathtext
 from evp._numbers import cost_unit
 from evp._optional import import_optional_dependency
 from evp._validation import as_choice, renamed
@@ -38,6 +41,7 @@ from evp.results import as_results
 __all__ = [
     "PALETTE",
     "FigureOverlapError",
+    "as_written",
     "check_text_overlaps",
     "plot_comparison",
     "plot_extrapolation",
@@ -158,6 +162,144 @@ def _save(figure, path, *, dpi: int = 150):
                 else {"Date": None} if suffix == ".svg" else None)
     figure.savefig(path, bbox_inches="tight", dpi=dpi, metadata=metadata)
     return path
+
+
+# ------------------------------------------------------------ names as written
+
+def _axes_axis(ax):
+    """The x and y axes of `ax` (and z of a 3-D one)."""
+    return [axis for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None))
+            if axis is not None]
+
+
+def _snapshot(figure) -> dict:
+    """What `figure` shows before evp draws into it (a user's axes): each text
+    and its string, each axis' formatters; :func:`as_written` leaves these be."""
+    Text = import_optional_dependency("matplotlib.text").Text
+
+    texts = {text: text.get_text() for text in figure.findobj(Text)}
+    formatters = {id(axis.get_major_formatter()) for ax in _all_axes(figure)
+                  for axis in _axes_axis(ax)}
+    formatters |= {id(axis.get_minor_formatter()) for ax in _all_axes(figure)
+                   for axis in _axes_axis(ax)}
+    return {"texts": texts, "formatters": formatters}
+
+
+def as_written(figure, before: dict | None = None):
+    r"""Every text of `figure` shown as written: a model's or a column's name
+    that holds dollar signs (``$10 a$``, ``$\x$``) is never typeset as
+    mathtext, nor handed to TeX. Titles, labels, legends, annotations and any
+    other text are drawn plain (``parse_math`` and ``usetex`` off); tick labels,
+    which matplotlib makes anew at each draw, have their dollar signs escaped
+    in the formatter that writes them (:func:`evp._escape.mathtext`). Texts and
+    formatters in `before` (:func:`_snapshot`, what a user's axes showed
+    before evp drew into them) are left as they were. Returns `figure`.
+
+    Every figure evp draws goes through it (each ``plot_*`` function, the
+    report's and the notebooks' figures); evp's own texts use no mathtext.
+    """
+    Text = import_optional_dependency("matplotlib.text").Text
+    ticker = import_optional_dependency("matplotlib.ticker")
+    category = import_optional_dependency("matplotlib.category")
+
+    before = before or {"texts": {}, "formatters": set()}
+    generated = set()  # the texts a formatter writes at each draw
+    for ax in _all_axes(figure):
+        for axis in _axes_axis(ax):
+            generated.add(id(axis.offsetText))
+            for tick in (*axis.majorTicks, *axis.minorTicks):
+                generated.update((id(tick.label1), id(tick.label2)))
+            for which in (axis.major, axis.minor):
+                formatter = which.formatter
+                if (id(formatter) in before["formatters"]
+                        or getattr(formatter, "_evp_as_written", False)):
+                    continue
+                if isinstance(formatter, ticker.FixedFormatter):
+                    formatter.seq = [mathtext(label) for label in formatter.seq]
+                    formatter._evp_as_written = True
+                elif isinstance(formatter, ticker.FuncFormatter):
+                    # set_ticks(ticks, labels) writes names through one.
+                    formatter.func = _escaping(formatter.func)
+                    formatter._evp_as_written = True
+                elif type(formatter) is category.StrCategoryFormatter:
+                    plain = _plain_categories()(formatter._units)
+                    plain._evp_as_written = True
+                    which.formatter = plain
+                    plain.set_axis(axis)
+    for text in figure.findobj(Text):
+        if id(text) in generated:
+            continue
+        if text in before["texts"] and before["texts"][text] == text.get_text():
+            continue  # the user's own text, untouched by evp
+        text.set_parse_math(False)
+        text.set_usetex(False)
+    return figure
+
+
+def _escaping(func):
+    """A tick formatter's function whose labels are shown as written."""
+    def label(x, pos=None):
+        return mathtext(func(x, pos))
+
+    return label
+
+
+@functools.cache
+def _plain_categories():
+    """The class of categorical tick labels shown as written (made on first
+    use: matplotlib is optional)."""
+    category = import_optional_dependency("matplotlib.category")
+
+    class PlainCategories(category.StrCategoryFormatter):
+        """Categorical tick labels (names) with their dollar signs escaped."""
+
+        def __call__(self, x, pos=None):
+            return mathtext(super().__call__(x, pos))
+
+        def format_ticks(self, values):
+            return [mathtext(label) for label in super().format_ticks(values)]
+
+    return PlainCategories
+
+
+def _figures(drawn) -> list:
+    """The figures of what a plot function returned: Axes, a Figure, or an
+    array, list or tuple of them."""
+    if drawn is None:
+        return []
+    if isinstance(drawn, np.ndarray | list | tuple):
+        found = []
+        for item in np.ravel(np.asarray(drawn, dtype=object)):
+            found += [f for f in _figures(item) if f not in found]
+        return found
+    if hasattr(drawn, "findobj") and hasattr(drawn, "savefig"):
+        return [drawn]
+    figure = getattr(drawn, "figure", None)
+    return [figure] if figure is not None and hasattr(figure, "findobj") else []
+
+
+def _names_as_written(function):
+    """Draw with `function`, then show every text it wrote as written
+    (:func:`as_written`): the one rule for every plot function, so that no name
+    reaches a figure as mathtext. Texts already on a user's axes (``ax=``) are
+    left as they were."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def draw(*args, **kwargs):
+        try:
+            ax = signature.bind_partial(*args, **kwargs).arguments.get("ax")
+        except TypeError:
+            ax = None
+        figure = getattr(ax, "figure", None)
+        before = _snapshot(figure) if hasattr(figure, "findobj") else None
+        drawn = function(*args, **kwargs)
+        for figure in _figures(drawn):
+            as_written(figure, before)
+        return drawn
+
+    draw._evp_as_written = True
+    return draw
 
 
 # ------------------------------------------------------------- overlapping text
@@ -725,6 +867,7 @@ def _panels(count: int):
     return figure, axes[:count]
 
 
+@_names_as_written
 def plot_tuning_curves(
     data=None,
     *,
@@ -1034,6 +1177,7 @@ def _evidence_strip(ax, ns, winners, strengths, colors, *,
         start = stop
 
 
+@_names_as_written
 def plot_comparison(
     comparison,
     names=("a", "b"),
@@ -1211,6 +1355,7 @@ def plot_comparison(
     return axes[0]
 
 
+@_names_as_written
 def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
                   method: str = "ld_highest_density", label: str | None = None,
                   color=None, ax=None):
@@ -1276,6 +1421,7 @@ def plot_tail_fit(dist, ys, threshold, *, confidence: float = 0.95,
     return ax
 
 
+@_names_as_written
 def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
                        label: str | None = None, y: str = "score",
                        cost_per_round: float | None = None,
@@ -1349,6 +1495,7 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
     return ax
 
 
+@_names_as_written
 def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
     """The chance of a strong verdict at `budget` against the extra rounds of each
     model, one curve per direction and one for either way (± 2 Monte Carlo
@@ -1420,6 +1567,7 @@ def _highlighted(models, highlight) -> list:
     return chosen
 
 
+@_names_as_written
 def plot_verdict_matrix(table, n=None, *, highlight=None, ax=None):
     """The verdicts of :func:`evp.compare_all` at budget `n` (default the largest)
     as a matrix: row a, column b, coloured by the evidence that a beats b.
@@ -1459,6 +1607,7 @@ def plot_verdict_matrix(table, n=None, *, highlight=None, ax=None):
     return ax
 
 
+@_names_as_written
 def plot_best_set(frame, *, highlight=None, ax=None):
     """The set that may still be best (:func:`evp.best_set`'s ``.frame``, or any
     budgets × models table of booleans): one row per model, filled where it may
@@ -1513,6 +1662,7 @@ def _named_models(ranked, label: int, highlight, *, leaders: bool) -> list:
                                *_highlighted(ranked["model"], highlight)]))
 
 
+@_names_as_written
 def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
     """Mean rank across tasks against the budget (:func:`evp.ranking.rank_table`),
     one line per model, rank 1 at the top; the models first at some budget, the
@@ -1542,6 +1692,7 @@ def plot_ranks(ranked, *, highlight=None, label: int = 6, ax=None):
     return ax
 
 
+@_names_as_written
 def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
     """The aggregate median tuning curve on each task's scale, with its band
     (:func:`evp.ranking.rank_table`) where the band is bounded, for the models
@@ -1586,6 +1737,7 @@ def plot_aggregate(ranked, *, highlight=None, label: int = 6, ax=None):
     return ax
 
 
+@_names_as_written
 def plot_task_curves(curves, *, y: str = "score", minimize: bool = False,
                      highlight=None, columns: int = 3):
     """Each task's median tuning curves on its own scale, a small panel per
@@ -1638,6 +1790,7 @@ def plot_task_curves(curves, *, y: str = "score", minimize: bool = False,
     return axes.ravel()[:len(tasks)]
 
 
+@_names_as_written
 def plot_profiles(profile, *, highlight=None, ax=None):
     """Performance profiles at one budget (:func:`evp.ranking.profile_table`): the
     share of tasks on which each model's median curve reaches each level of the
@@ -1667,6 +1820,7 @@ def plot_profiles(profile, *, highlight=None, ax=None):
     return ax
 
 
+@_names_as_written
 def plot_ranking(table, *, highlight=None, y: str = "score"):
     """The figure of ``evp compare`` with many models: the ranks across tasks
     (:func:`evp.ranking.rank_table`'s table) or, for one task, the verdict matrix
@@ -1689,6 +1843,7 @@ def _cliques(order: list, differ: set) -> list[tuple[int, int]]:
     return runs
 
 
+@_names_as_written
 def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
     """A critical-difference-style figure at budget `n`: the models on their mean
     rank across tasks (:func:`evp.ranking.rank_table`), and a bar joining each

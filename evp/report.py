@@ -510,9 +510,9 @@ def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
     as PNG under `name` (and as PDF in `vectors`, unless None), and close it."""
     plt = import_optional_dependency("matplotlib.pyplot")
 
-    from evp.plot import tidy_figure
+    from evp.plot import as_written, tidy_figure
 
-    crowded = tidy_figure(figure)
+    crowded = tidy_figure(as_written(figure))
     if crowded:
         warnings.warn(f"the {name} figure: {crowded[0][0]} overlaps "
                       f"{crowded[0][1]}", UserWarning, stacklevel=2)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,6 +28,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from evp._escape import look_alike
 from evp._validation import _describe, as_list
 
 __all__ = ["Results", "scores_by_model"]
@@ -198,7 +200,16 @@ class Results:
     def _present(self, frame) -> list[str]:
         if self.group is None:
             return [str(self.name or self.score)]
-        return [str(m) for m in pd.unique(frame[self.group].astype(str).to_numpy())]
+        present = [str(m) for m in pd.unique(frame[self.group].astype(str).to_numpy())]
+        # Two models that print alike would be shown as one and counted as two
+        # (read_results refuses them, naming the row's column, or joins
+        # decomposed accents; Results built by hand are checked here).
+        alike = look_alike(present)
+        if alike is not None:
+            raise ValueError(f"models {alike[0]!r} and {alike[1]!r} differ only in "
+                             f"{alike[2]} and print alike: write them alike, or "
+                             "rename one")
+        return present
 
     @cached_property
     def _models(self) -> tuple[str, ...]:
@@ -230,6 +241,10 @@ class Results:
             return self
         present = (self.models if self.model_order is None
                    else self._present(self.frame))
+        # A name asked for with decomposed accents (NFD, as a macOS terminal
+        # may type it) is the model read composed (NFC).
+        models = [m if m in present or unicodedata.normalize("NFC", m) not in present
+                  else unicodedata.normalize("NFC", m) for m in models]
         missing = [m for m in models if m not in present]
         if missing:
             column = f" in column {self.group!r}" if self.group is not None else ""

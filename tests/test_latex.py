@@ -51,7 +51,9 @@ def test_escape_writes_every_special_character_as_text():
     assert escape("~^") == r"\textasciitilde{}\textasciicircum{}"
     assert escape("≈ ≥ ± − ∈") == r"$\approx$ $\geq$ $\pm$ $-$ $\in$"
     assert escape("Łódź") == "Łódź"  # Latin letters pdflatex sets from UTF-8
-    assert escape("模型") == "[cjk unified ideograph-6a21][cjk unified ideograph-578b]"
+    # Braced: a row or an \item starting with "[" would read it as an argument.
+    assert escape("模型") == ("{[}cjk unified ideograph-6a21{]}"
+                              "{[}cjk unified ideograph-578b{]}")
 
 
 def test_latex_table_is_booktabs_with_numbers_to_the_right():

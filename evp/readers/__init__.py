@@ -242,6 +242,8 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
     frame, kept_failed, dropped, most = policy.failed_rounds(
         frame, roles, failed, minimize, labels,
         policy.trial_names(base, frame, reader.knows), bounds=bounds)
+    frame, named = policy.normal_names(frame, roles)
+    most += named
     frame = policy.as_read(frame, roles, kept_failed, minimize)
     bounds = policy.check_bounds(frame, score, bounds)
     ordered = base is not None and base.ordered

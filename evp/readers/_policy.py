@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 import warnings
 
 import numpy as np
@@ -24,6 +25,7 @@ from evp._columns import (
     TASK_NAMES,
     model_columns,
 )
+from evp._escape import look_alike
 from evp._validation import DroppedRowsWarning, stack_level
 from evp.multiple import holm
 from evp.readers._knows import Direction
@@ -418,14 +420,15 @@ def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
 def distinct_names(frame: pd.DataFrame, roles: dict) -> None:
     """Names that are two as written but one, or alike, once shown are refused,
     naming both: a number and the text of the same spelling (JSON's 1 and "1"),
-    which read as text would pool two models into one; and names that differ
-    only in their spaces ("a b", "a  b", "a b "), which print alike."""
+    which read as text would pool two models into one; and names that print
+    alike (:func:`evp._escape.look_alike`): they differ only in their spaces
+    ("a b", "a  b", "a b "), in invisible characters (a zero-width space, a
+    soft hyphen, a byte-order mark) or in their Unicode normalisation."""
     for role in ("group", "task", "runs"):
         column = roles.get(role)
         if column is None:
             continue
         seen: dict = {}
-        spaced: dict = {}
         for value in pd.unique(frame[column]):
             text = str(value)
             if text in seen:
@@ -436,13 +439,41 @@ def distinct_names(frame: pd.DataFrame, roles: dict) -> None:
                     f"({type(value).__name__}), one name once read as text: write "
                     f"every name of the column as text, or rename one")
             seen[text] = value
-            key = " ".join(text.split())
-            if key in spaced:
-                raise ValueError(
-                    f"{role} column {column!r} holds {spaced[key]!r} and {text!r}, "
-                    "names that differ only in their spaces and print alike: "
-                    "write them alike, or rename one")
-            spaced[key] = text
+        alike = look_alike(seen)
+        if alike is not None:
+            first, second, why = alike
+            raise ValueError(
+                f"{role} column {column!r} holds {first!r} and {second!r}, names "
+                f"that differ only in {why} and print alike: write them alike, "
+                "or rename one")
+
+
+def normal_names(frame: pd.DataFrame, roles: dict):
+    """Model, task and run names in Unicode's composed form (NFC): "café" typed
+    with a combining accent (NFD, as macOS file names are) and "café" typed
+    with é are one name, as they print. (frame, notes): a note where two
+    spellings became one."""
+    notes = []
+    for role in ("group", "task", "runs"):
+        column = roles.get(role)
+        if column is None:
+            continue
+        values = pd.unique(frame[column])
+        changed = {v: unicodedata.normalize("NFC", v) for v in values
+                   if isinstance(v, str) and unicodedata.normalize("NFC", v) != v}
+        if not changed:
+            continue
+        frame = frame.copy()
+        frame[column] = frame[column].map(
+            lambda v, table=changed: table.get(v, v) if isinstance(v, str) else v)
+        joined = [v for v in changed if changed[v] in set(values)]
+        if joined:
+            notes.append(
+                f"{role} column {column!r}: {len(joined)} name(s) written with "
+                f"decomposed accents (Unicode NFD, e.g. {joined[0]!a}) read as "
+                "the same name composed (NFC), which prints alike: their rounds "
+                "are one model's")
+    return frame, notes
 
 
 def order_column(frame: pd.DataFrame, exclude: set) -> str | None:

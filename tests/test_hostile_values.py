@@ -1,0 +1,254 @@
+"""Names and numbers at their extremes, as a hostile user writes them: shown as
+written in every figure (no mathtext) and every LaTeX table (no row that a
+command before it reads as its argument), never split into look-alike models,
+never a number beyond float range taken for a failed round, and nothing that
+one model's failed rounds or another's identical scores turn into a wrong
+answer or a crash."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evp import cli
+
+
+def main(capsys, *args):
+    """cli.main in process: (exit status, stdout, stderr)."""
+    status = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def write(tmp_path, names, rounds=12, seed=5, name="runs.csv"):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"model": np.repeat(list(names), rounds),
+                          "acc": rng.uniform(0.5, 0.9, rounds * len(names)).round(4)})
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+# ------------------------------------------------------------ names in figures
+
+#: Names that mathtext would typeset ("$10 a$" as an italic "10a") or fail on
+#: ("$\x$": an unknown symbol), and one with an escaped dollar already.
+DOLLARS = ("$10 a$", "$\\x$", "a\\$b$")
+
+
+def shown(text) -> tuple[str, bool]:
+    """What matplotlib draws for `text`: (the string, whether as mathtext)."""
+    string, math = text._preprocess_math(text.get_text())
+    return string, bool(math)
+
+
+def drawn_texts(figure):
+    """Every text the figure shows once drawn, tick labels included."""
+    from matplotlib.text import Text
+
+    figure.canvas.draw()  # a name parsed as mathtext would fail here
+    return [t for t in figure.findobj(Text) if t.get_visible() and t.get_text()]
+
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_every_plot_function_shows_names_as_written():
+    """One rule for every drawing path: each public plot function is wrapped."""
+    import evp.plot
+
+    functions = [name for name in dir(evp.plot) if name.startswith("plot_")
+                 and callable(getattr(evp.plot, name))]
+    assert len(functions) >= 12
+    unwrapped = [name for name in functions
+                 if not getattr(getattr(evp.plot, name), "_evp_as_written", False)]
+    assert unwrapped == []
+
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_dollar_names_are_drawn_as_written_in_curves_and_matrices():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evp import analyses
+    from evp.results import Results
+
+    rng = np.random.default_rng(0)
+    results = Results.from_scores({name: rng.uniform(0.5, 0.9, 15)
+                                   for name in DOLLARS})
+    figures = [np.ravel(analyses.curves(results).plot())[0].figure]  # panels
+    found = analyses.many_models(results, None, 0.8)
+    figures.append(found.plot().figure)  # tick labels
+    figures.append(found.plot_best().figure)
+    for figure in figures:
+        texts = drawn_texts(figure)
+        strings = [shown(t)[0] for t in texts]
+        assert not any(shown(t)[1] for t in texts), strings
+        for name in DOLLARS:
+            assert name in strings, (name, strings)
+        plt.close(figure)
+
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_a_users_own_mathtext_on_their_axes_is_left_alone():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evp import analyses
+    from evp.results import Results
+
+    rng = np.random.default_rng(0)
+    results = Results.from_scores({name: rng.uniform(0.5, 0.9, 15)
+                                   for name in ("$\\x$", "b", "c")})
+    figure, (mine, theirs) = plt.subplots(1, 2)
+    mine.set_title(r"$\alpha$ sweep")
+    analyses.many_models(results, None, 0.8).plot(ax=theirs)
+    texts = drawn_texts(figure)
+    assert shown(mine.title) == (r"$\alpha$ sweep", True)  # still mathtext
+    assert "$\\x$" in [shown(t)[0] for t in texts if t is not mine.title]
+    plt.close(figure)
+
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_a_notebooks_figure_shows_names_as_written(tmp_path):
+    """What the notebooks draw themselves (a legend of model names) is saved
+    through evp.notebook.save, which shows every text as written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evp import notebook
+
+    figure, ax = plt.subplots()
+    for name in DOLLARS:
+        ax.plot([1, 2], [1, 2], label=name)
+    ax.legend()
+    ax.set_title(DOLLARS[1])
+    notebook.save(figure, tmp_path / "drawn")
+    assert (tmp_path / "drawn.png").exists()
+    assert not any(shown(t)[1] for t in drawn_texts(figure))
+    plt.close(figure)
+
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_report_and_figures_of_a_dollar_name(tmp_path, capsys):
+    path = write(tmp_path, ["$\\x$", "b"])
+    status, _, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                          "model", "--out", tmp_path / "curves.png")
+    assert status == 0, err
+    status, _, err = main(capsys, "report", path, "--score", "acc", "--group",
+                          "model", "--out", tmp_path / "report.html")
+    assert status == 0, err
+    assert "$\\x$" in (tmp_path / "report.html").read_text()
+
+
+# --------------------------------------------------------------- names in LaTeX
+
+def test_escape_guards_what_a_command_before_it_would_read():
+    from evp.latex import escape
+
+    assert escape("[x]") == "{[}x{]}"
+    assert escape("*x") == "{*}x"
+    # Names evp spells itself: never a bare bracket.
+    assert escape("模型") == ("{[}cjk unified ideograph-6a21{]}"
+                              "{[}cjk unified ideograph-578b{]}")
+    assert escape("βVAE") == "$\\beta$VAE"
+    assert escape("ΛΑ") == "$\\Lambda$A"
+    # T1's ligatures kept apart: a name keeps its characters.
+    assert escape("a--b") == "a-{}-b"
+    assert escape("x''") == "x'{}'"
+    assert escape("`q`") == "\\textasciigrave{}q\\textasciigrave{}"
+    # Letters below U+0180 that pdflatex does not set from UTF-8.
+    assert "Ħ" not in escape("Ħ") and "ſ" not in escape("ſ")
+    # evp's own dashes still typeset as dashes.
+    assert escape("n = 2–12") == "n = 2--12"
+
+
+HOSTILE_LATEX = ("[cjk]a", "*star", "模型", "βVAE", "🙂emoji", "a--b", "x,,y",
+                 "Ħost")
+
+
+def test_no_table_row_or_item_starts_with_an_argument():
+    from evp.latex import latex_table
+
+    frame = pd.DataFrame({"model": HOSTILE_LATEX, "n": range(len(HOSTILE_LATEX))})
+    text = latex_table(frame, caption="c")
+    rows = [line for line in text.splitlines() if line.endswith("\\\\")]
+    assert len(rows) == len(HOSTILE_LATEX) + 1
+    assert not [row for row in rows if row.startswith(("[", "*"))]
+
+
+@pytest.mark.skipif(any(shutil.which(tool) is None for tool in
+                        ("pdflatex", "pdftotext")),
+                    reason="needs pdflatex and pdftotext (make test installs them)")
+def test_a_table_and_a_list_of_hostile_names_compile_as_written(tmp_path):
+    from evp.latex import PREAMBLE, escape, latex_table
+
+    frame = pd.DataFrame({"model": HOSTILE_LATEX, "n": range(len(HOSTILE_LATEX))})
+    (tmp_path / "table.tex").write_text(latex_table(frame, caption="names [x]"))
+    items = "\n".join(f"\\item {escape(name)}" for name in HOSTILE_LATEX)
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\n{PREAMBLE}\\begin{{document}}\n"
+        f"\\input{{table}}\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n"
+        "\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                           "main.tex"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    text = subprocess.run(["pdftotext", str(tmp_path / "main.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    for name in ("[cjk]a", "*star", "a--b", "x,,y", "[slightly smiling face]emoji"):
+        assert text.count(name) == 2, (name, text)  # in the table and the list
+
+
+# ----------------------------------------------------------- look-alike names
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u00ad", "\ufeff", "\u2060"])
+def test_names_differing_only_in_invisible_characters_are_refused(tmp_path, capsys,
+                                                                   hidden):
+    path = write(tmp_path, ["model", f"mo{hidden}del"])
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model")
+    assert status == 2 and out == "", (out, err)
+    assert err.count("\n") == 1, err
+    # Both spellings, told apart, and the character that makes them two.
+    assert "'model'" in err and repr(f"mo{hidden}del") in err, err
+    assert repr(f"mo{hidden}del") != "'model'"  # the escape shows it
+    assert f"U+{ord(hidden):04X}" in err and "invisible" in err, err
+
+
+def test_decomposed_and_composed_accents_are_one_model(tmp_path, capsys):
+    import unicodedata
+
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    assert unicodedata.normalize("NFC", decomposed) == composed
+    path = write(tmp_path, [composed, decomposed, "tea"])
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1", "--method", "none")
+    assert status == 0, err
+    rows = [line.split()[0] for line in out.splitlines()[1:]
+            if line.strip() and not line.startswith("note")]
+    assert rows == [composed, "tea"], out  # one café, of 24 rounds
+    assert "decomposed accents" in out + err
+    # Asked for as the terminal typed it, decomposed: the same model.
+    from evp import read_results
+
+    results = read_results(path, score="acc", group="model")
+    assert results.select([decomposed, "tea"]).models == [composed, "tea"]
+    assert results.scores[composed].size == 24
+
+
+def test_results_built_by_hand_refuse_names_that_print_alike():
+    from evp.results import Results
+
+    with pytest.raises(ValueError, match=r"'model' and 'mo\\u200bdel' differ only "
+                                         "in invisible characters"):
+        _ = Results.from_scores({"model": [0.1, 0.2], "mo\u200bdel": [0.3, 0.4]}).models
+    with pytest.raises(ValueError, match="Unicode normalisation"):
+        _ = Results.from_scores({"caf\u00e9": [0.1, 0.2],
+                                 "cafe\u0301": [0.3, 0.4]}).models
