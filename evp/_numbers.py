@@ -3,6 +3,9 @@ one rule for the tables, the checklist and the figures.
 
 * :func:`decimals` — the decimals that show a column's numbers alike;
 * :func:`number` — one number in them, or in 4 significant digits;
+* :func:`fixed` — a number as a terminal's table prints it;
+* :func:`beyond_float` — a number no float holds (1e400), for the readers to
+  refuse rather than read as infinite;
 * :func:`shown_text` — any value of a table as text (an open band's edge,
   infinite, as "open");
 * :func:`cost_unit` — the unit a cost column's name gives away.
@@ -10,11 +13,13 @@ one rule for the tables, the checklist and the figures.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
-__all__ = ["cost_unit", "decimals", "number", "shown_text"]
+__all__ = ["EXPONENT_ABOVE", "beyond_float", "cost_unit", "decimals", "fixed",
+           "number", "shown_text"]
 
 
 def decimals(values) -> int | None:
@@ -41,15 +46,61 @@ def decimals(values) -> int | None:
     return places
 
 
+#: Above this magnitude a number is written with an exponent: its digits
+#: beyond a float's 16 would be noise (1e308 is "1e+308", never 309 digits).
+EXPONENT_ABOVE = 1e16
+
+
 def number(value, places: int | None = None) -> str:
     """`value` with `places` decimals, or in 4 significant digits (never in
-    exponent notation above 1: 10210, not 1.021e+04)."""
+    exponent notation above 1, 10210, not 1.021e+04, until the digits would
+    run past a float's 16: 1e+20, not 100000000000000000000)."""
+    if abs(value) >= EXPONENT_ABOVE and math.isfinite(value):
+        return f"{value:.4g}"
     if places is not None:
         return f"{value:.{places}f}"
     text = f"{value:.4g}"
     if "e+" in text:
         text = f"{value:.0f}"
     return text
+
+
+def fixed(value, places: int = 4) -> str:
+    """`value` with `places` decimals, as a terminal's table prints it; in 4
+    significant digits beyond :data:`EXPONENT_ABOVE` (1e+308, not 309 digits)."""
+    if abs(value) >= EXPONENT_ABOVE and math.isfinite(value):
+        return f"{value:.4g}"
+    return f"{value:.{places}f}"
+
+
+# A number as text: what float() reads as a finite number unless it runs past
+# the range of a float (1e400, or 400 digits), which it reads as infinite.
+_LITERAL = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def beyond_float(value) -> bool:
+    """Whether `value` is a number that no float holds: an integer past
+    ±1.8e308 (JSON and Python allow any), or a number written as text that
+    reads as infinite ("1e400"; "inf" itself is no such number)."""
+    if isinstance(value, bool | np.bool_):
+        return False
+    if isinstance(value, int | np.integer):
+        try:
+            float(value)
+        except OverflowError:
+            return True
+        return False
+    if isinstance(value, str) and _LITERAL.match(value):
+        try:
+            return math.isinf(float(value))
+        except ValueError:  # pragma: no cover - the pattern is float's own
+            return False
+    if type(value).__name__ in ("Decimal", "Fraction"):
+        try:
+            return math.isinf(float(value))
+        except OverflowError:
+            return True
+    return False
 
 
 

@@ -690,7 +690,17 @@ def what_would_settle(results: Results, which, budget=None,
 
     sentences = []
     for a, b in which:
-        rounds = min(len(results.scores_as_read[a]), len(results.scores_as_read[b]))
+        read_a, read_b = results.scores_as_read[a], results.scores_as_read[b]
+        if read_a.size == read_b.size and np.array_equal(np.sort(read_a),
+                                                         np.sort(read_b)):
+            # Rounds predicted from the same scores favour neither model:
+            # :func:`plan` refuses the pair, and the report says why.
+            sentences.append(f"{a} vs {b}: the two scored alike, the same "
+                             f"{read_a.size} scores, so more rounds predicted from "
+                             "them favour neither: no number of them can be "
+                             "planned for a strong verdict.")
+            continue
+        rounds = min(len(read_a), len(read_b))
         at = budget or max(bounded_budget(rounds, confidence, method=method), 1)
         today = compare_models(results, a, b, [at], confidence, method=method)
         if today.strength()[0] == "strong":

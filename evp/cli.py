@@ -32,6 +32,7 @@ import pandas as pd
 
 import evp
 from evp import analyses
+from evp._numbers import fixed
 from evp._optional import DISTRIBUTION, install_command, missing_message
 from evp._validation import reason as _reason
 from evp.analyses import DEFAULT_MORE_ROUNDS, METHODS
@@ -228,7 +229,7 @@ def _print_table(table) -> None:
     table = table.rename(columns=_shown).map(
         lambda v: _shown(v) if isinstance(v, str) else v)
     with pd.option_context("display.max_rows", None, "display.width", 200):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        print(table.to_string(index=False, float_format=fixed))
 
 
 def _save_figure(result, out: Path) -> None:

@@ -201,6 +201,13 @@ def expected_max_std(scores, ns, *, minimize: bool = False):
     x = _sorted_scores(scores, minimize)
     n, ns_scalar = as_ns(ns)
     size = x.shape[1]
+    # Scores near the float limit (±1e308) overflow in their differences and
+    # squares, though the spread itself is at most their largest magnitude:
+    # such scores are scaled by a power of two (exactly) and scaled back.
+    largest = np.abs(x).max(axis=1, keepdims=True)
+    scale = np.where(largest > 2.0**500,
+                     np.ldexp(1.0, np.frexp(largest)[1] - 1), 1.0)
+    x = x / scale
     out = np.empty((x.shape[0], len(n)))
     for part in chunks(len(n), size):  # (N, B) weights, in pieces
         w = _weights("v", n[part], size)  # (N, B)
@@ -209,7 +216,7 @@ def expected_max_std(scores, ns, *, minimize: bool = False):
             # Centred second moment: no cancellation between E[X^2] and E[X]^2.
             centred = x - mean[:, j : j + 1]
             out[:, part.start + j] = np.sqrt(centred**2 @ w_n)
-    return _shape_like_input(out, np.ndim(scores), ns_scalar)
+    return _shape_like_input(out * scale, np.ndim(scores), ns_scalar)
 
 
 def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False):

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evp._escape import look_alike
+from evp._numbers import beyond_float as _beyond_float
 from evp._validation import _describe, as_list
 
 __all__ = ["Results", "scores_by_model"]
@@ -322,8 +323,16 @@ class Results:
         if column not in self.frame:
             raise ValueError(f"no column {column!r} in data; columns are "
                              f"{list(self.frame.columns)}")
-        values = pd.to_numeric(self.frame[column], errors="coerce").to_numpy(
-            dtype=float, na_value=np.nan)
+        try:
+            values = pd.to_numeric(self.frame[column], errors="coerce").to_numpy(
+                dtype=float, na_value=np.nan)
+        except OverflowError:  # an integer of 400 digits: no float holds it
+            beyond = self.frame[column].map(_beyond_float).to_numpy(dtype=bool)
+            rows = ", ".join(str(r + 1) for r in np.flatnonzero(beyond)[:5])
+            raise ValueError(f"column {column!r} holds numbers beyond the range of "
+                             f"a float (±1.8e308) in rows {rows} (row 1 is the "
+                             "first data row): rescale the column (its logarithm, "
+                             "say)") from None
         if self.group is None:
             return {self.models[0]: values}
         names = self.frame[self.group].astype(str).to_numpy()

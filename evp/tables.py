@@ -142,16 +142,17 @@ def floor(results: Results, bounds=None) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _floored(results: Results, bounds=None) -> dict | None:
-    """Scores as read with failed rounds at the floor; None when there are
-    failed rounds and no floor (the mean curves are then undefined)."""
+def _floored(results: Results, bounds=None) -> dict:
+    """{model: scores as read with failed rounds at the floor}; None for a model
+    with failed rounds where there is no floor (its mean curves are then
+    undefined). A model without failed rounds keeps its scores: another
+    model's failures change nothing of its curves."""
     scores = results.scores_as_read
     if not results.has_failures:
-        return scores
+        return dict(scores)
     value = floor(results, bounds)
-    if value is None:
-        return None
-    return {m: np.where(np.isfinite(s), s, value) for m, s in scores.items()}
+    return {m: s if np.isfinite(s).all() else None if value is None
+            else np.where(np.isfinite(s), s, value) for m, s in scores.items()}
 
 
 def tuning_curve_table(
@@ -218,7 +219,7 @@ def tuning_curve_table(
     for name, scores in ordered.items():
         n = _budgets(ns, len(scores))
         table = pd.DataFrame({"model": name, "n": n})
-        if floored is None:  # failed rounds and no floor: undefined
+        if floored[name] is None:  # failed rounds and no floor: undefined
             table["curve"] = table["std"] = np.nan
         else:
             table["curve"] = expected_max(floored[name], n, estimator=estimator,
@@ -451,8 +452,8 @@ def weakest_final_score(results: Results, bounds=None) -> float:
     """The weakest model's expected best score after all its rounds: a target
     every model reaches (NaN where failed rounds have no floor)."""
     floored = _floored(results, bounds)
-    if floored is None:
-        return math.nan
+    if any(v is None for v in floored.values()):
+        return math.nan  # a model's expected best is undefined
     ends = [expected_max(v, len(v), minimize=results.minimize)
             for v in floored.values()]
     return float(max(ends) if results.minimize else min(ends))
@@ -469,7 +470,7 @@ def budget_table(results: Results, target: float, *, estimator: str = "v",
     """
     costs = results.per_model(results.cost) if results.cost is not None else {}
     floored = _floored(results, bounds)
-    budgets = {model: None if floored is None else budget_to_reach(
+    budgets = {model: None if floored[model] is None else budget_to_reach(
                    floored[model], target, estimator=estimator,
                    cost=_known(costs.get(model)), minimize=results.minimize)
                for model in results.models}

@@ -5,6 +5,7 @@ never a number beyond float range taken for a failed round, and nothing that
 one model's failed rounds or another's identical scores turn into a wrong
 answer or a crash."""
 
+import io
 import shutil
 import subprocess
 
@@ -252,3 +253,142 @@ def test_results_built_by_hand_refuse_names_that_print_alike():
     with pytest.raises(ValueError, match="Unicode normalisation"):
         _ = Results.from_scores({"caf\u00e9": [0.1, 0.2],
                                  "cafe\u0301": [0.3, 0.4]}).models
+
+
+# ------------------------------------------------- numbers beyond float range
+
+BIG = "1" + "0" * 400  # 10**400: no float holds it
+
+
+@pytest.mark.parametrize("written", ["1e400", "-1e400", BIG])
+@pytest.mark.parametrize("failed", ["error", "worst"])
+def test_a_score_beyond_float_range_is_refused_naming_its_row(tmp_path, capsys,
+                                                              written, failed):
+    path = tmp_path / "runs.csv"
+    rows = ["model,acc", "a,0.5", f"a,{written}", "a,0.7", "b,0.6", "b,0.8"]
+    path.write_text("\n".join(rows) + "\n")
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--failed", failed)
+    assert status == 2 and out == "", (out, err)
+    assert err.count("\n") == 1, err
+    assert "beyond the range of a float" in err and "rows 2 " in err, err
+    assert "failed round(s)" not in err
+
+
+def test_inf_itself_is_still_a_failed_round(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    path.write_text("model,acc\na,0.5\na,inf\na,0.7\nb,0.6\nb,0.8\n")
+    status, _, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                          "model")
+    assert status == 2 and "1 failed round(s)" in err, err
+
+
+@pytest.mark.parametrize("value", ["1e400", BIG])
+def test_json_lines_and_frames_beyond_float_range(tmp_path, value):
+    from evp import read_results
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(f'{{"model": "a", "acc": {value}}}\n'
+                    '{"model": "a", "acc": 0.5}\n{"model": "b", "acc": 0.6}\n'
+                    '{"model": "b", "acc": 0.7}\n')
+    with pytest.raises(ValueError, match=r"beyond the range of a float.*"
+                                         "or write inf"):
+        read_results(path, score="acc", group="model")
+    frame = pd.DataFrame({"model": ["a", "a", "b", "b"],
+                          "acc": [10**400, 0.5, 0.6, 0.7]}, dtype=object)
+    with pytest.raises(ValueError, match=r"holds 100000000000… .401 characters. "
+                                         r"in rows 1 "):
+        read_results(frame, score="acc", group="model")
+
+
+def test_results_by_hand_refuse_a_number_beyond_float_range():
+    from evp.results import Results
+
+    frame = pd.DataFrame({"m": ["a", "a", "b"], "s": [10**400, 0.5, 0.6]},
+                         dtype=object)
+    with pytest.raises(ValueError, match=r"beyond the range of a float.*rows 1 "):
+        _ = Results(frame, score="s", group="m").scores
+
+
+def test_std_and_printing_of_scores_near_the_float_limit_stay_finite(tmp_path,
+                                                                    capsys):
+    from evp.estimators import expected_max_std
+
+    # The spread of the best of n draws is at most the largest magnitude.
+    scores = np.array([1e308, -1e308, 0.5, 0.6])
+    std = expected_max_std(scores, [1, 2, 5])
+    assert np.isfinite(std).all() and (std <= 1e308).all()
+    # Scaled by a power of two: the same spread as the scaled scores', scaled.
+    np.testing.assert_allclose(std, expected_max_std(scores / 2**1000, [1, 2, 5])
+                               * 2**1000, rtol=1e-12)
+    # Ordinary scores are not scaled: bit for bit as before.
+    plain = np.array([0.5, 0.61, 0.7, 0.9])
+    w = np.array([0.25, 0.25, 0.25, 0.25])
+    assert expected_max_std(plain, 1) == np.sqrt(((plain - plain @ w) ** 2) @ w)
+
+    path = tmp_path / "runs.csv"
+    path.write_text("model,acc\na,1e308\na,-1e308\na,0.5\na,0.6\nb,0.6\nb,0.8\n"
+                    "b,0.7\nb,0.65\n")
+    status, out, err = main(capsys, "curve", path, "--score", "acc", "--group",
+                            "model", "--ns", "1,2")
+    assert status == 0, err
+    assert "overflow" not in err
+    header, *rows = [line.split() for line in out.splitlines()
+                     if line.strip() and not line.startswith("note")]
+    stds = [float(row[header.index("std")]) for row in rows]
+    assert len(stds) == 4 and np.isfinite(stds).all(), out
+    assert max(len(word) for word in out.split()) < 20, out  # no 309 digits
+    from evp._numbers import fixed, number
+
+    assert number(1e308) == number(1e308, 4) == fixed(1e308) == "1e+308"
+    assert number(10210.0) == "10210" and fixed(0.5) == "0.5000"
+
+
+# ------------------------------------ one model's failed rounds, no floor given
+
+def test_failed_rounds_without_bounds_leave_the_other_models_alone(tmp_path,
+                                                                   capsys):
+    path = tmp_path / "runs.csv"
+    rows = ["model,acc", "a,", "a,0.61", "a,0.7", "a,0.72", "b,0.6", "b,0.8",
+            "b,0.65", "b,0.7"]
+    path.write_text("\n".join(rows) + "\n")
+    common = ["curve", path, "--score", "acc", "--group", "model", "--ns", "1,4",
+              "--failed", "worst", "--method", "none"]
+    status, out, err = main(capsys, *common)
+    assert status == 0, err
+    table = pd.read_fwf(io.StringIO("\n".join(
+        line for line in out.splitlines() if not line.startswith("note"))))
+    a, b = table[table["model"] == "a"], table[table["model"] == "b"]
+    # a's expected best is undefined (a failed round, no floor); b's is not.
+    assert a["curve"].isna().all() and a["std"].isna().all(), out
+    plain = np.array([0.6, 0.8, 0.65, 0.7])
+    from evp.estimators import expected_max
+
+    np.testing.assert_allclose(b["curve"], expected_max(plain, [1, 4]), atol=1e-4)
+    assert b["std"].notna().all() and (b["std"] > 0).all(), out
+    assert "(rows 1; model a)" in err, err
+    # With a floor, a's is defined too, and b's is unchanged.
+    status, floored, err = main(capsys, *common, "--bounds", "0,1")
+    assert status == 0, err
+    table = pd.read_fwf(io.StringIO("\n".join(
+        line for line in floored.splitlines() if not line.startswith("note"))))
+    assert table["curve"].notna().all(), floored
+    np.testing.assert_allclose(table[table["model"] == "b"]["curve"], b["curve"])
+
+
+# --------------------------------------------- two models with the same scores
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_report_on_two_models_with_the_same_scores(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    scores = [0.5, 0.6, 0.7, 0.8, 0.9]
+    pd.DataFrame({"model": ["a"] * 5 + ["b"] * 5,
+                  "acc": scores + scores[::-1]}).to_csv(path, index=False)
+    status, out, err = main(capsys, "compare", path, "--score", "acc", "--group",
+                            "model", "a", "b")
+    assert status == 0 and "none" in out, err  # compare answers: no verdict
+    status, _, err = main(capsys, "report", path, "--score", "acc", "--group",
+                          "model", "--out", tmp_path / "report.md")
+    assert status == 0, err
+    text = (tmp_path / "report.md").read_text()
+    assert "a vs b: the two scored alike, the same 5 scores" in text

@@ -238,6 +238,7 @@ def read_results(path_or_frame, *, score=None, group=None, cost=None, order=None
                                                   reader.knows, options)
     frame, repeated = policy.repeated_trials(frame, base, roles)
     labels = policy.file_rows(base, frame, reader.knows)
+    policy.beyond_range(frame, roles, labels)
     frame, more = policy.formats(frame.reset_index(drop=True), roles, labels)
     frame, kept_failed, dropped, most = policy.failed_rounds(
         frame, roles, failed, minimize, labels,

@@ -26,6 +26,7 @@ from evp._columns import (
     model_columns,
 )
 from evp._escape import look_alike
+from evp._numbers import beyond_float
 from evp._validation import DroppedRowsWarning, stack_level
 from evp.multiple import holm
 from evp.readers._knows import Direction
@@ -195,6 +196,11 @@ def check_bounds(frame: pd.DataFrame, score, bounds):
     and every finite score inside; None when not given."""
     if bounds is None:
         return None
+    beyond = ([v for v in bounds if beyond_float(v)]
+              if isinstance(bounds, list | tuple) else [])
+    if beyond:  # read as infinite, 1e400 would be no bound at all
+        raise ValueError(f"bounds: {str(beyond[0])[:24]} is beyond the range of a "
+                         "float (±1.8e308); give the score's range")
     try:
         low, high = (float(v) for v in bounds)
     except (TypeError, ValueError):
@@ -388,9 +394,16 @@ def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
                              f"{_rows(failures[0][0])} {note}")
         notes = []
         if kept.size:
+            # Only these models' expected best scores lack a floor: name them.
+            whose = ""
+            if roles.get("group") is not None:
+                names = list(dict.fromkeys(
+                    frame[roles["group"]].astype(str).to_numpy()[failing]))
+                whose = (f"; {'model' if len(names) == 1 else 'models'} "
+                         f"{', '.join(names[:5])}{', …' if len(names) > 5 else ''}")
             notes.append(
                 f"{kept.size} failed round(s) of {len(frame)} ({noun} "
-                f"{_rows(failing)}) count as worse than every score "
+                f"{_rows(failing)}{whose}) count as worse than every score "
                 f"({'+inf' if minimize else '-inf'}): medians, quantiles and their "
                 f"bands hold exactly; {_floor_words(bounds, minimize)}")
         return frame.copy(), kept, [], notes
@@ -563,6 +576,27 @@ _GROUPED = re.compile(r"^\s*[+-]?\d{1,3}([,'\u00a0\u202f ]\d{3})+(\.\d+)?\s*$"
                       r"|^\s*[+-]?\d+,\d+\s*$")
 _DATE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}.*)?$"
                    r"|^\s*\d{1,2}/\d{1,2}/\d{2,4}( \d{1,2}:\d{2}.*)?$")
+
+
+def beyond_range(frame: pd.DataFrame, roles: dict, labels=None) -> None:
+    """A score or cost beyond the range of a float (1e400, an integer of 400
+    digits: :func:`evp._numbers.beyond_float`) is refused, naming its rows:
+    read as infinite, it would pass for a failed round (and count as the worst
+    under failed='worst'); "inf" itself, or NaN, is a failed round as ever."""
+    for role in ("score", "cost"):
+        column = roles.get(role)
+        if column is None or pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        beyond = frame[column].map(beyond_float).to_numpy(dtype=bool)
+        if beyond.any():
+            first = str(frame[column].to_numpy()[beyond][0]).strip()
+            shown = (first if len(first) <= 24
+                     else f"{first[:12]}… ({len(first)} characters)")
+            raise ValueError(
+                f"{role} column {column!r} holds {shown} in rows "
+                f"{_row_numbers(beyond, 5, labels)} {_ROW_NOTE}, beyond the range "
+                "of a float (±1.8e308): rescale the column (its logarithm, say), "
+                "or write inf where a round failed")
 
 
 def formats(frame: pd.DataFrame, roles: dict, labels=None):

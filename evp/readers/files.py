@@ -16,9 +16,11 @@ import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from evp._columns import KEPT_NAMES
+from evp._numbers import beyond_float
 from evp._optional import import_optional_dependency
 from evp._validation import reason as _reason
 from evp._validation import stack_level
@@ -90,7 +92,7 @@ def json_record(path: Path, shown: str, what: str, remedy: str) -> dict:
         raise ValueError(f"path_or_frame: {shown} cannot be read "
                          f"({error.strerror or type(error).__name__})") from None
     try:
-        record = json.loads(text)
+        record = json_loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"path_or_frame: {shown} is not valid JSON (line "
                          f"{error.lineno}, column {error.colno}: {error.msg}; cut "
@@ -115,17 +117,71 @@ def record_folder(source, record: str) -> Path | None:
 
 def number(value) -> float:
     """A recorded value as a float: NaN for anything that is not a number (a
-    string, None, a boolean); an integer too large for a float (JSON allows
-    400 digits) is infinite, as ``float("1e400")`` is, and so refused or
-    handled as every infinite value is."""
+    string, None, a boolean). A number that no float holds (an integer of 400
+    digits, which JSON allows, or 1e400, kept as its text by
+    :func:`json_loads`) is refused (ValueError): read as infinite, it would
+    count as a failed round."""
     if isinstance(value, bool):
         return math.nan
+    if beyond_float(value):
+        raise ValueError(f"a recorded value, {_shown_number(value)}, is beyond the "
+                         "range of a float (±1.8e308): rescale it where it is "
+                         "logged (its logarithm, say), or log inf for a failed "
+                         "round")
     try:
         return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return math.nan
+
+
+def _shown_number(value) -> str:
+    """A number for a message: a long one cut, with its count of digits."""
+    text = str(value).strip()
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} characters)"
+
+
+def _finite_or_text(text: str):
+    """JSON's number `text` as a float, or as the text itself where no float
+    holds it (1e400): read as infinite, it would pass for a failed round."""
+    value = float(text)
+    return text if math.isinf(value) else value
+
+
+def json_loads(text: str, **options):
+    """:func:`json.loads`, keeping a number beyond the range of a float as its
+    text (1e400; an integer of 400 digits stays an int) for the reader to
+    refuse, naming its row, rather than as infinite. JSON's own Infinity is
+    infinite, as written."""
+    return json.loads(text, parse_float=_finite_or_text, **options)
+
+
+def keep_beyond_float(frame: pd.DataFrame, path: Path, options: dict) -> pd.DataFrame:
+    """`frame` read from the delimited file `path` by pandas, which reads a
+    number beyond the range of a float ("1e400", 400 digits) as infinite:
+    where a column of numbers holds infinite values, that column is read again
+    as text, and each value written as such a number is put back as its text,
+    for :func:`evp.read_results` to refuse, naming its row ("inf" itself stays
+    infinite: a failed round)."""
+    infinite = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])
+                and np.isinf(frame[c].to_numpy()).any()]
+    if not infinite:
+        return frame
+    options = {k: v for k, v in options.items() if k not in (
+        "dtype", "usecols", "na_values", "keep_default_na")}
+    text = pd.read_csv(path, **options, usecols=infinite,
+                       dtype=dict.fromkeys(infinite, str), keep_default_na=False)
+    if len(text) != len(frame):  # pragma: no cover - read alike, row for row
+        return frame
+    for column in infinite:
+        written = text[column].to_numpy(dtype=object)
+        beyond = np.isinf(frame[column].to_numpy()) & np.array(
+            [beyond_float(v) for v in written], dtype=bool)
+        if beyond.any():
+            frame = frame.copy()
+            values = frame[column].astype(object)
+            values[beyond] = written[beyond]
+            frame[column] = values
+    return frame
 
 
 def natural(name: str) -> list:
@@ -449,6 +505,7 @@ def read_table(path: Path, columns=None, **given) -> pd.DataFrame:
     try:
         frame = (_read_big(path, options) if big
                  else pd.read_csv(path, **options))
+        frame = keep_beyond_float(frame, path, options)
     except pd.errors.EmptyDataError:
         raise ValueError(f"path_or_frame: {path.name} holds no header and no rows"
                          ) from None
@@ -567,7 +624,6 @@ def _read_json_lines(path: Path) -> pd.DataFrame:
     """One row per JSON object; nested objects become ``outer.inner`` columns. A
     line that is not a JSON object, or an object with a key twice, is
     refused, naming the line."""
-    import json
 
     opener = _opener(path)
     if opener is None:  # .zip, .zst: pandas decompresses
@@ -587,7 +643,7 @@ def _read_json_lines(path: Path) -> pd.DataFrame:
                     if not line.strip():
                         continue
                     try:
-                        record = json.loads(line, object_pairs_hook=_no_duplicates)
+                        record = json_loads(line, object_pairs_hook=_no_duplicates)
                     except _DuplicateKey as exc:
                         raise ValueError(f"path_or_frame: {path.name} line {number} "
                                          f"has the key {exc.args[0]!r} twice; keep "

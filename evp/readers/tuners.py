@@ -69,6 +69,7 @@ from evp.readers._trials import (
     trial_table,
 )
 from evp.readers.files import (
+    json_loads,
     natural,
     not_sqlite,
     number,
@@ -517,7 +518,7 @@ def _reports(trial: Path) -> list[dict]:
             if not line.strip():
                 continue
             try:
-                report = json.loads(line)
+                report = json_loads(line)
             except (ValueError, RecursionError):
                 break  # a line cut short while the trial was being written
             if not isinstance(report, dict):
