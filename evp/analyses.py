@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -427,15 +428,28 @@ class ManyModels(Analysis):
     be best, and every pair's verdict, family-wise.
 
     ``table`` is :func:`evp.compare_all`'s (one row per ordered pair and
-    budget); ``best`` the :class:`evp.BestSet`; ``open_`` the budgets where
-    every band is open (no verdict can be strong there); ``last`` the budget the
-    matrix shows: the largest where a verdict can be strong.
+    budget), built when first read: ``pairs`` (:class:`evp.ranking.
+    PairVerdicts`) holds the verdicts in memory linear in the models, and the
+    sentences, :meth:`summary` and :meth:`matrix` are read from it. ``best``
+    the :class:`evp.BestSet`; ``open_`` the budgets where every band is open (no
+    verdict can be strong there); ``last`` the budget the matrix shows: the
+    largest where a verdict can be strong.
     """
 
     best: object = None
     open_: pd.Series | None = None
     last: object = None
     adjust: str | None = "holm"
+    pairs: object = None
+
+    def __post_init__(self):
+        if self.__dict__.get("table") is None and self.pairs is not None:
+            object.__delattr__(self, "table")  # built on first use: see table
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """Every pair's verdict at every budget (:func:`evp.compare_all`)."""
+        return self.pairs.table()
 
     def summary(self) -> pd.DataFrame:
         """Each model: whether it may still be best at the largest budget, and
@@ -443,19 +457,16 @@ class ManyModels(Analysis):
         some budget (every strong verdict holds family-wise over the pairs and
         budgets). Every pair's rows (M(M-1) a budget: 79,600 for 200 models)
         are too many to read."""
-        table = self.table
-        last = table["n"].iloc[-1]
-        strong = table.loc[table["evidence"] == "strong", ["a", "b"]
-                           ].drop_duplicates()
+        last = self.pairs.ns[-1]
+        beats, beaten = self.pairs.counts()
+        place = {m: i for i, m in enumerate(self.pairs.models)}
         models = [str(m) for m in self.best.frame.columns]
         summary = pd.DataFrame({
             "model": models,
             f"may be best at n = {last}": self.best.frame.loc[last].to_numpy(
                 dtype=bool),
-            "strongly beats": strong["a"].value_counts().reindex(
-                models, fill_value=0).to_numpy(),
-            "strongly beaten by": strong["b"].value_counts().reindex(
-                models, fill_value=0).to_numpy()})
+            "strongly beats": [int(beats[place[m]]) for m in models],
+            "strongly beaten by": [int(beaten[place[m]]) for m in models]})
         return summary.sort_values(list(summary.columns[1:]),
                                    ascending=[False, False, True], kind="stable")
 
@@ -463,11 +474,8 @@ class ManyModels(Analysis):
         """The evidence that the row beats the column at budget `n` (default
         :attr:`last`), a column of row names first ("–" on the diagonal)."""
         n = self.last if n is None else n
-        table = self.table
-        matrix = table[table["n"] == n].pivot(index="a", columns="b",
-                                              values="evidence")
         models = self.results.models
-        matrix = matrix.reindex(index=models, columns=models).fillna("–")
+        matrix = self.pairs.matrix(n).reindex(index=models, columns=models)
         # Built column by column: a model may be called "a" (the index's name).
         shown = pd.DataFrame({"beats →": matrix.index.to_numpy()})
         for column in matrix.columns:
@@ -487,14 +495,21 @@ class ManyModels(Analysis):
         """The verdict matrix at :attr:`last`."""
         from evp.plot import plot_verdict_matrix
 
-        return plot_verdict_matrix(self.table, self.last, highlight=highlight,
-                                   **options)
+        return plot_verdict_matrix(self.pairs.table(self.last), self.last,
+                                   highlight=highlight, **options)
 
     def plot_best(self, *, highlight=None, **options):
         """The set that may still be best, by budget."""
         from evp.plot import plot_best_set
 
         return plot_best_set(self.best.frame, highlight=highlight, **options)
+
+    def _repr_html_(self) -> str:
+        from evp import _display
+
+        # The summary, not every pair's rows (millions for 1,000 models).
+        return _display.page(self.what, list(self.notes), [self.summary().to_html(
+            index=False)])
 
 
 def many_models(results: Results, ns=None, confidence: float = 0.8, *,
@@ -504,27 +519,28 @@ def many_models(results: Results, ns=None, confidence: float = 0.8, *,
     """What may still be best among the models of one task, and every pair's
     verdict (:func:`evp.best_set`, :func:`evp.compare_all`), read where the
     verdicts can be strong: the same sentences on the terminal and in the
-    report. `most` caps the verdict sentences."""
+    report. `most` caps the verdict sentences. Every pair's table is built
+    only when read (``.table``): the verdicts are held per model."""
     from evp.ranking import (
         best_set,
-        compare_all,
         open_budgets,
+        pair_verdicts,
         verdict_budget,
         verdict_sentences,
     )
 
     budgets = ns if isinstance(ns, list) else None if ns is None else ns
-    table = compare_all(results, budgets, confidence, adjust=adjust,
-                        baseline=baseline, method=method)
+    pairs = pair_verdicts(results, budgets, confidence, adjust=adjust,
+                          baseline=baseline, method=method)
     found = best_set(results, budgets, confidence, method=method)
-    open_ = open_budgets(results, budgets, table["band confidence"].iloc[0],
-                         method=method, construction=table["construction"].iloc[0])
+    open_ = open_budgets(results, budgets, pairs.band_confidence, method=method,
+                         construction=pairs.construction)
     notes = (*found.describe(),
-             *verdict_sentences(table, open_, confidence, adjust=adjust, most=most))
+             *verdict_sentences(pairs, open_, confidence, adjust=adjust, most=most))
     what = ("Every pair's evidence that a beats b, family-wise" if adjust
             else "Every pair's evidence, unadjusted")
-    return ManyModels(results, table, what, confidence, method, notes, found,
-                      open_, verdict_budget(open_), adjust)
+    return ManyModels(results, None, what, confidence, method, notes, found,
+                      open_, verdict_budget(open_), adjust, pairs)
 
 
 # ------------------------------------------------------------- many tasks

@@ -402,13 +402,28 @@ def _compare_many(args: argparse.Namespace) -> tuple[int, Said]:
                                      baseline=args.baseline, method=args.method)
     for sentence in found.notes:
         said.note(sentence)
-    if results.task is None and not args.rows:
-        shown = found.summary()
-        said.note(f"each model's strong verdicts, at any budget, counted; every "
-                  f"pair's verdict at every budget ({len(found.table)} rows): "
-                  "--rows prints them, --out FILE.csv writes them")
+    table = None  # every pair's rows: built only to print or write them
+    if results.task is None:
+        from evp.ranking import MAX_PAIR_ROWS
+
+        rows = found.pairs.rows
+        wanted = args.rows or (out is not None
+                               and out.suffix.lower() in (".csv", ".tex"))
+        if wanted and rows > MAX_PAIR_ROWS:
+            raise UsageError(
+                f"{'--rows' if args.rows else '--out'}: every pair's verdict at "
+                f"every budget is {rows:,} rows ({len(results.models):,} models, "
+                f"{len(found.pairs.budgets)} budgets), more than the "
+                f"{MAX_PAIR_ROWS:,} evp prints or writes: name fewer models, "
+                "compare with one (--baseline), or give fewer budgets (--ns)")
+        if not args.rows:
+            shown = found.summary()
+            said.note(f"each model's strong verdicts, at any budget, counted; "
+                      f"every pair's verdict at every budget ({rows} rows): "
+                      "--rows prints them, --out FILE.csv writes them")
+        table = found.table if wanted else shown
     caption = found.what if results.task is not None else found.caption()
-    return _finish(found.table, out, lambda: found.plot(
+    return _finish(found.table if table is None else table, out, lambda: found.plot(
         highlight=_listed(args.highlight)), caption, said, force=args.force,
         shown=shown)
 

@@ -56,7 +56,9 @@ from evp.results import Results
 from evp.tables import _finite, readable_budgets
 
 __all__ = [
+    "MAX_PAIR_ROWS",
     "BestSet",
+    "PairVerdicts",
     "across_tasks_sentences",
     "all_open",
     "best_set",
@@ -67,6 +69,7 @@ __all__ = [
     "normalise",
     "open_budgets",
     "pair_tasks",
+    "pair_verdicts",
     "pairs_across_tasks",
     "profile_table",
     "rank_table",
@@ -354,6 +357,193 @@ def compare_all(scores, ns=None, confidence: float = 0.8, *,
     >>> table[table.evidence == "strong"][["a", "b"]].values.tolist()
     [['a', 'b'], ['a', 'c']]
     """
+    return pair_verdicts(scores, ns, confidence, adjust=adjust, baseline=baseline,
+                         method=method, minimize=minimize, statistic=statistic,
+                         bounds=bounds, construction=construction).table()
+
+
+#: Labels computed at once (each takes about 80 bytes while it is worked out):
+#: a piece of pairs is about 40 MB, however many models.
+PIECE = 500_000
+#: The most rows of every pair's verdict that are printed or written (about
+#: 100 bytes a row held): 1,000 models at 6 budgets make 5,994,000.
+MAX_PAIR_ROWS = 2_000_000
+
+
+@dataclass(frozen=True)
+class PairVerdicts:
+    """Every ordered pair's verdict (:func:`compare_all`), held as each model's
+    bounds rather than a row per pair and budget: M models' verdicts take
+    memory linear in M, however many pairs (M(M-1) of them) there are. The
+    labels are computed pair by pair, in pieces, when asked for: the whole
+    table (:meth:`table`), each model's strong verdicts (:meth:`counts`), the
+    strong verdicts at some budgets (:meth:`strong`), one budget's matrix
+    (:meth:`matrix`).
+
+    ``lower``, ``estimate`` and ``upper`` are the oriented edges (higher is
+    better), (M, N); ``shown`` the estimates in the user's units.
+    """
+
+    models: tuple[str, ...]
+    budgets: np.ndarray
+    lower: np.ndarray
+    estimate: np.ndarray
+    upper: np.ndarray
+    shown: np.ndarray
+    word: str = "median"
+    band_confidence: float = 0.8
+    adjust: str = ""
+    construction: str = "band"
+    baseline: int | None = None
+
+    @property
+    def pairs(self) -> int:
+        """The ordered pairs judged: M(M-1), or 2(M-1) against a baseline."""
+        m = len(self.models)
+        return 2 * (m - 1) if self.baseline is not None else m * (m - 1)
+
+    @property
+    def rows(self) -> int:
+        """The rows of :meth:`table`: a row per ordered pair and budget."""
+        return self.pairs * len(self.budgets)
+
+    @property
+    def ns(self) -> list:
+        """The budgets, whole numbers as int."""
+        whole = np.all(self.budgets == np.round(self.budgets))
+        return [int(n) if whole else float(n) for n in self.budgets]
+
+    def _pieces(self):
+        """(first, second): the ordered pairs' model rows, in the order of
+        :func:`itertools.permutations` (a before b), a piece at a time of at
+        most about :data:`PIECE` labels."""
+        m, width = len(self.models), max(len(self.budgets), 1)
+        others = np.arange(m)
+        if self.baseline is not None:
+            at = self.baseline
+            first = np.concatenate([[a] * (1 if a != at else m - 1)
+                                    for a in range(m)]).astype(int)
+            second = np.concatenate([others[others != a] if a == at else [at]
+                                     for a in range(m)]).astype(int)
+            yield first, second
+            return
+        step = max(1, PIECE // (m * width))
+        for start in range(0, m, step):
+            rows = np.arange(start, min(start + step, m))
+            first = np.repeat(rows, m)
+            second = np.tile(others, rows.size)
+            keep = first != second
+            yield first[keep], second[keep]
+
+    def labels(self, first, second) -> np.ndarray:
+        """The labels of "a beats b" for the pairs (first[i], second[i]), (P, N)."""
+        return pair_evidence((self.lower, self.estimate, self.upper), first, second)
+
+    def table(self, n=None) -> pd.DataFrame:
+        """Every ordered pair's verdict at every budget (only at budget `n`,
+        given): :func:`compare_all`'s table."""
+        keep = (np.ones(len(self.budgets), dtype=bool) if n is None
+                else np.isclose(self.budgets, float(n)))
+        budgets = self.budgets[keep]
+        names = np.array(self.models, dtype=object)
+        pieces = []
+        for first, second in self._pieces():
+            pieces.append(pd.DataFrame({
+                "a": np.repeat(names[first], budgets.size),
+                "b": np.repeat(names[second], budgets.size),
+                "n": np.tile(budgets, first.size),
+                "evidence": self.labels(first, second)[:, keep].ravel().astype(
+                    object),
+                f"a {self.word}": self.shown[first][:, keep].ravel(),
+                f"b {self.word}": self.shown[second][:, keep].ravel()}))
+        table = pd.concat(pieces, ignore_index=True)
+        if np.all(budgets == np.round(budgets)):
+            table["n"] = table["n"].astype(int)
+        table["band confidence"] = self.band_confidence
+        table["adjust"] = self.adjust
+        table["construction"] = self.construction
+        return table
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(how many models each beats, how many beat it), with strong evidence
+        at some budget, each model's counts in :attr:`models` order."""
+        m = len(self.models)
+        beats, beaten = np.zeros(m, dtype=int), np.zeros(m, dtype=int)
+        for first, second in self._pieces():
+            strong = (self.labels(first, second) == "strong").any(axis=1)
+            beats += np.bincount(first[strong], minlength=m)
+            beaten += np.bincount(second[strong], minlength=m)
+        return beats, beaten
+
+    def strong(self, readable, most: int | None = None):
+        """The strong verdicts at the budgets marked `readable` (booleans by
+        budget): (strong pair-budgets, pairs with one either way, ordered pairs
+        with one, [(a, b, [budgets])] for the first `most` of those ordered
+        pairs in :meth:`table`'s order)."""
+        readable = np.asarray(readable, dtype=bool)
+        budgets = [n for n, yes in zip(self.ns, readable, strict=True) if yes]
+        found = chosen = twice = 0
+        kept = []
+        for first, second in self._pieces():
+            strong = self.labels(first, second)[:, readable] == "strong"
+            found += int(strong.sum())
+            hit = strong.any(axis=1)
+            chosen += int(hit.sum())
+            # A pair strong both ways (at different budgets) is one pair: its
+            # two ordered pairs are each counted here once.
+            back = self.labels(second[hit], first[hit])[:, readable] == "strong"
+            twice += int(back.any(axis=1).sum())
+            for row in np.flatnonzero(hit):
+                if most is not None and len(kept) >= most:
+                    break
+                kept.append((self.models[first[row]], self.models[second[row]],
+                             [n for n, yes in zip(budgets, strong[row], strict=True)
+                              if yes]))
+        return found, chosen - twice // 2, chosen, kept
+
+    def matrix(self, n) -> pd.DataFrame:
+        """The evidence that the row beats the column at budget `n`: a frame
+        indexed by model, a column per model, "–" on the diagonal."""
+        k = int(np.flatnonzero(np.isclose(self.budgets, float(n)))[0])
+        m = len(self.models)
+        labels = np.full((m, m), "–", dtype=object)
+        for first, second in self._pieces():
+            labels[first, second] = self.labels(first, second)[:, k]
+        return pd.DataFrame(labels, index=list(self.models), columns=list(self.models))
+
+
+class _TableVerdicts:
+    """A table of every pair's verdict (:func:`compare_all`'s columns) read as
+    :class:`PairVerdicts` is, for :func:`verdict_sentences`."""
+
+    def __init__(self, table: pd.DataFrame):
+        self._table = table
+        self.ns = sorted(set(table["n"]))
+        self.models = tuple(dict.fromkeys([*table["a"], *table["b"]]))
+        self.pairs = len(table[["a", "b"]].drop_duplicates())
+        self.construction = (str(table["construction"].iloc[0])
+                             if "construction" in table and len(table) else "band")
+        self.adjust = str(table["adjust"].iloc[0])
+        self.band_confidence = float(table["band confidence"].iloc[0])
+
+    def strong(self, readable, most: int | None = None):
+        table = self._table
+        budgets = [n for n, yes in zip(self.ns, readable, strict=True) if yes]
+        strong = table[table["n"].isin(budgets) & (table["evidence"] == "strong")]
+        chosen = strong[["a", "b"]].drop_duplicates()
+        either = {frozenset(pair) for pair in chosen.itertuples(index=False)}
+        kept = [(a, b, list(part["n"])) for (a, b), part in
+                strong.groupby(["a", "b"], sort=False)][:most]
+        return len(strong), len(either), len(chosen), kept
+
+
+def pair_verdicts(scores, ns=None, confidence: float = 0.8, *,
+                  adjust: str | None = "holm", baseline: str | None = None,
+                  method: str = "ld_highest_density", minimize: bool | None = None,
+                  statistic: str = "median", bounds=(None, None),
+                  construction: str = "auto") -> PairVerdicts:
+    """Every pair's verdict as :func:`compare_all` reads it, held compactly
+    (:class:`PairVerdicts`): the same arguments."""
     scores, minimize = _one_task(scores, minimize, "compare_all")
     if len(scores) < 2:
         raise ValueError(f"scores: compare_all needs two or more models, got "
@@ -369,36 +559,18 @@ def compare_all(scores, ns=None, confidence: float = 0.8, *,
     ns = _ns(ns, scores)
     bands = model_bands(scores, ns, each, method=method, statistic=statistic,
                         bounds=bounds, minimize=minimize, construction=construction)
-    edges = oriented_edges(bands)
-    budgets = next(iter(bands.values())).ns
-    word = "median" if statistic == "median" else "mean"
+    lower, estimate, upper = oriented_edges(bands)
     said = (f"Bonferroni over {len(models)} models' bands: family-wise over all "
             "pairs and budgets" if adjust is not None
             else "none: each pair alone")
-    # Every ordered pair (a, b) at once, in the order of itertools.permutations
-    # (a pair's frame a time took minutes with hundreds of models).
-    first, second = (side.ravel() for side in np.indices((len(models),) * 2))
-    keep = first != second
-    if baseline is not None:
-        at = models.index(str(baseline))
-        keep &= (first == at) | (second == at)
-    first, second = first[keep], second[keep]
-    names = np.array(models, dtype=object)
-    estimates = np.array([bands[m].estimate for m in models], dtype=float)
-    table = pd.DataFrame({
-        "a": np.repeat(names[first], budgets.size),
-        "b": np.repeat(names[second], budgets.size),
-        "n": np.tile(budgets, first.size),
-        "evidence": pair_evidence(edges, first, second).ravel(),
-        f"a {word}": estimates[first].ravel(),
-        f"b {word}": estimates[second].ravel()})
-    whole = np.all(budgets == np.round(budgets))
-    if whole:
-        table["n"] = table["n"].astype(int)
-    table["band confidence"] = each
-    table["adjust"] = said
-    table["construction"] = _joint(*(b.construction for b in bands.values()))
-    return table
+    return PairVerdicts(
+        models=tuple(models), budgets=next(iter(bands.values())).ns,
+        lower=lower, estimate=estimate, upper=upper,
+        shown=np.array([bands[m].estimate for m in models], dtype=float),
+        word="median" if statistic == "median" else "mean",
+        band_confidence=each, adjust=said,
+        construction=_joint(*(b.construction for b in bands.values())),
+        baseline=None if baseline is None else models.index(str(baseline)))
 
 
 # ------------------------------------------------------------------ many tasks
@@ -791,21 +963,25 @@ def verdict_budget(open_: pd.Series):
     return max(readable) if readable else max(open_.index)
 
 
-def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, *,
-                      adjust: str | None = "holm", most: int | None = None
-                      ) -> list[str]:
-    """:func:`compare_all`'s verdicts in words, read at the budgets where they
-    can be strong: where every band is open (`open_`, :func:`open_budgets` of
-    the same bands), then how many strong verdicts the other budgets have, and
-    each pair's strong verdicts with their budgets (the first `most`).
+def verdict_sentences(pairs: PairVerdicts | pd.DataFrame, open_: pd.Series,
+                      confidence: float, *, adjust: str | None = "holm",
+                      most: int | None = None) -> list[str]:
+    """Every pair's verdicts (:func:`pair_verdicts`, or :func:`compare_all`'s
+    table) in words, read at the
+    budgets where they can be strong: where every band is open (`open_`,
+    :func:`open_budgets` of the same bands), then how many strong verdicts the
+    other budgets have, and each pair's strong verdicts with their budgets (the
+    first `most`). The pairs are labelled a piece at a time: compare --all of
+    1,000 models has 6 million pair-budgets, never held at once.
 
     `adjust` is the adjustment asked for; "holm" is said to be Bonferroni here
     (the verdicts read bands, which give no p-values to step down through)."""
-    budgets = sorted(set(table["n"]))
+    if isinstance(pairs, pd.DataFrame):
+        pairs = _TableVerdicts(pairs)
+    budgets = pairs.ns
     shut = [n for n in budgets if bool(open_.get(n, False))]
     readable = [n for n in budgets if n not in shut]
-    built = (str(table["construction"].iloc[0]) if "construction" in table
-             and len(table) else "band")
+    built = pairs.construction
     bound = {"band": "band", "top_band": "band",
              "budgets": "interval"}.get(built, "bound")
     sentences = []
@@ -815,21 +991,11 @@ def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, 
             "bound the best of so many), so no verdict there can be strong" + (
                 f"; not every {bound} is open at {span(readable, budgets)}."
                 if readable else "."))
-    # Pairs counted on integer codes: a million rows of names would take
-    # seconds as Python objects (compare --all of 1,000 models has 6 million).
-    codes, models = pd.factorize(pd.concat([table["a"], table["b"]],
-                                           ignore_index=True), sort=False)
-    first, second = codes[:len(table)], codes[len(table):]
-
-    def unordered(rows) -> int:
-        low, high = np.minimum(first[rows], second[rows]), np.maximum(
-            first[rows], second[rows])
-        return len(np.unique(low.astype(np.int64) * len(models) + high))
-
-    every = unordered(np.arange(len(table)))
-    at = table[table["n"].isin(readable)]
-    strong = at[at["evidence"] == "strong"]
-    if str(table["adjust"].iloc[0]).startswith("none"):
+    models = len(pairs.models)
+    every = pairs.pairs // 2
+    found, strong_pairs, chosen, shown = pairs.strong(
+        [n in readable for n in budgets], most)
+    if pairs.adjust.startswith("none"):
         how = (f"unadjusted: each pair alone at {confidence:.0%}, so some strong "
                "verdicts are expected by chance with many pairs")
     else:
@@ -842,29 +1008,21 @@ def verdict_sentences(table: pd.DataFrame, open_: pd.Series, confidence: float, 
                                                   "or a band), together")
         how = (f"family-wise: the chance of any wrong strong verdict, at any pair "
                f"and budget, is at most {1 - confidence:.0%} ({what} at "
-               f"{table['band confidence'].iloc[0]:.4g}, Bonferroni over "
-               f"{len(models)} models' {bound}s" + (
+               f"{pairs.band_confidence:.4g}, Bonferroni over "
+               f"{models} models' {bound}s" + (
                    "; Holm's adjustment is the same here, as verdicts read from "
                    "bands give no p-values to step down through"
                    if adjust == "holm" else "") + ")")
     if readable:
-        strong_pairs = unordered(np.flatnonzero(
-            (table["n"].isin(readable) & (table["evidence"] == "strong")).to_numpy()))
         sentences.append(
-            f"At {span(readable, budgets)}: {len(strong)} strong verdict(s) over "
-            f"{len(at)} ordered pair-budgets, on {strong_pairs} of {every} "
-            f"pairs; {how}.")
+            f"At {span(readable, budgets)}: {found} strong verdict(s) over "
+            f"{pairs.pairs * len(readable)} ordered pair-budgets, on "
+            f"{strong_pairs} of {every} pairs; {how}.")
     else:
         sentences.append(f"No strong verdict can be made at any budget; {how}.")
-    # Each ordered pair's strong budgets; only the first `most` are worded.
-    chosen = strong[["a", "b"]].drop_duplicates()
-    shown = chosen if most is None else chosen.iloc[:most]
-    wanted = strong.merge(shown, on=["a", "b"]) if len(shown) < len(chosen) \
-        else strong
-    said = [f"{a} beats {b} (strong) at {span(part['n'], budgets)}."
-            for (a, b), part in wanted.groupby(["a", "b"], sort=False)]
-    if len(chosen) > len(shown):
-        said.append(f"… and {len(chosen) - len(shown)} more pairs with a strong "
+    said = [f"{a} beats {b} (strong) at {span(at, budgets)}." for a, b, at in shown]
+    if chosen > len(shown):
+        said.append(f"… and {chosen - len(shown)} more pairs with a strong "
                     "verdict (the table lists them all).")
     return sentences + said
 

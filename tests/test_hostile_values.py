@@ -392,3 +392,56 @@ def test_report_on_two_models_with_the_same_scores(tmp_path, capsys):
     assert status == 0, err
     text = (tmp_path / "report.md").read_text()
     assert "a vs b: the two scored alike, the same 5 scores" in text
+
+
+# ------------------------------------------------- compare --all of many models
+
+def test_every_pairs_verdicts_take_memory_linear_in_the_models(monkeypatch):
+    """The sentences and the summary of 300 models' 89,700 pairs are read a
+    piece at a time; the table of every pair is built only when asked for."""
+    import tracemalloc
+
+    from evp import analyses, ranking
+    from evp.results import Results
+
+    rng = np.random.default_rng(0)
+    results = Results.from_scores({f"m{i}": rng.normal(rng.uniform(0, 1), 0.1, 12)
+                                   for i in range(300)})
+    monkeypatch.setattr(ranking, "PIECE", 20_000, raising=False)
+    tracemalloc.start()
+    try:
+        found = analyses.many_models(results, None, 0.8)
+        summary = found.summary()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # 89,700 pairs at 6 budgets: their table alone took about 70 MB.
+    assert peak < 25e6, f"{peak / 1e6:.0f} MB"
+    assert "table" not in found.__dict__ and len(summary) == 300
+    assert found.pairs.rows == 300 * 299 * 6
+    # Read from the same verdicts as compare_all's table, which is built on use.
+    table = found.table
+    strong = table[table["evidence"] == "strong"]
+    beats = strong.drop_duplicates(["a", "b"])["a"].value_counts()
+    first = summary.iloc[0]
+    assert first["strongly beats"] == beats.get(first["model"], 0)
+
+
+def test_rows_beyond_the_bound_are_refused_in_one_line(tmp_path, capsys,
+                                                       monkeypatch):
+    from evp import ranking
+
+    path = write(tmp_path, [f"m{i}" for i in range(6)], rounds=8)
+    monkeypatch.setattr(ranking, "MAX_PAIR_ROWS", 50, raising=False)
+    for extra in (["--rows"], ["--out", tmp_path / "pairs.csv"]):
+        status, out, err = main(capsys, "compare", path, "--score", "acc",
+                                "--group", "model", "--all", *extra)
+        assert status == 2 and out == "", (out, err)
+        assert err.count("\n") == 1, err
+        assert "rows (6 models," in err and extra[0] in err, err
+        assert "--baseline" in err and "--ns" in err, err
+    assert not (tmp_path / "pairs.csv").exists()
+    # The summary needs no such table, and says how many rows there are.
+    status, out, err = main(capsys, "compare", path, "--score", "acc", "--group",
+                            "model", "--all")
+    assert status == 0 and "strongly beats" in out, err
