@@ -172,12 +172,31 @@ def _axes_axis(ax):
             if axis is not None]
 
 
+def _texts(figure) -> list:
+    """Every text artist of `figure` but the ones its axes' formatters write
+    (tick labels, offsets): walked without making ticks, as findobj would."""
+    Text = import_optional_dependency("matplotlib.text").Text
+    Axis = import_optional_dependency("matplotlib.axis").Axis
+
+    found, stack, seen = [], [figure], set()
+    while stack:
+        artist = stack.pop()
+        if id(artist) in seen:
+            continue
+        seen.add(id(artist))
+        if isinstance(artist, Axis):
+            found.append(artist.label)  # its ticks and offset: the formatter's
+            continue
+        if isinstance(artist, Text):
+            found.append(artist)
+        stack.extend(artist.get_children())
+    return found
+
+
 def _snapshot(figure) -> dict:
     """What `figure` shows before evp draws into it (a user's axes): each text
     and its string, each axis' formatters; :func:`as_written` leaves these be."""
-    Text = import_optional_dependency("matplotlib.text").Text
-
-    texts = {text: text.get_text() for text in figure.findobj(Text)}
+    texts = {text: text.get_text() for text in _texts(figure)}
     formatters = {id(axis.get_major_formatter()) for ax in _all_axes(figure)
                   for axis in _axes_axis(ax)}
     formatters |= {id(axis.get_minor_formatter()) for ax in _all_axes(figure)
@@ -198,17 +217,12 @@ def as_written(figure, before: dict | None = None):
     Every figure evp draws goes through it (each ``plot_*`` function, the
     report's and the notebooks' figures); evp's own texts use no mathtext.
     """
-    Text = import_optional_dependency("matplotlib.text").Text
     ticker = import_optional_dependency("matplotlib.ticker")
     category = import_optional_dependency("matplotlib.category")
 
     before = before or {"texts": {}, "formatters": set()}
-    generated = set()  # the texts a formatter writes at each draw
     for ax in _all_axes(figure):
         for axis in _axes_axis(ax):
-            generated.add(id(axis.offsetText))
-            for tick in (*axis.majorTicks, *axis.minorTicks):
-                generated.update((id(tick.label1), id(tick.label2)))
             for which in (axis.major, axis.minor):
                 formatter = which.formatter
                 if (id(formatter) in before["formatters"]
@@ -226,9 +240,7 @@ def as_written(figure, before: dict | None = None):
                     plain._evp_as_written = True
                     which.formatter = plain
                     plain.set_axis(axis)
-    for text in figure.findobj(Text):
-        if id(text) in generated:
-            continue
+    for text in _texts(figure):
         if text in before["texts"] and before["texts"][text] == text.get_text():
             continue  # the user's own text, untouched by evp
         text.set_parse_math(False)

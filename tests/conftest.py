@@ -41,6 +41,12 @@ SLOW_TESTS = {
     "test_anytime.py::test_several_optuna_studies_are_runs_of_their_tuners",
     "test_cli.py::test_curve_with_band_writes_csv_and_figure",
     "test_fuzz_outputs.py::test_random_edits_and_writes_never_lose_a_users_file",
+    "test_hostile_values.py::test_dollar_names_are_drawn_as_written_in_curves_and_"
+    "matrices",
+    "test_hostile_values.py::test_every_pairs_verdicts_take_memory_linear_in_the_"
+    "models",
+    "test_hostile_values.py::test_report_and_figures_of_a_dollar_name",
+    "test_hostile_values.py::test_report_on_two_models_with_the_same_scores",
     "test_inputs.py::test_evp_run_reads_as_curve_does",
     "test_inputs.py::test_report_and_compare_compare_at_the_same_budgets",
     "test_inputs.py::test_tail_with_bounds_stays_inside_them",
