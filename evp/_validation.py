@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from evp._numbers import beyond_float
+
 
 class ParameterError(ValueError):
     """A bad argument, refused at the public boundary: `param` is the
@@ -177,6 +179,11 @@ def as_bounds(bounds, low: float, high: float) -> tuple[float, float]:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise ParameterError(
                 "bounds", f"bounds must hold numbers or None, got {value!r}"
+            )
+        if beyond_float(value):
+            raise ParameterError(
+                "bounds", f"bounds must be floats; {_describe(value)} is beyond the "
+                "range of a float (±1.8e308)"
             )
         if np.isnan(value):
             raise ParameterError("bounds", f"bounds must not be NaN, got {bounds!r}")

@@ -32,7 +32,7 @@ import pandas as pd
 
 import evp
 from evp import analyses
-from evp._numbers import fixed
+from evp._numbers import beyond_float, fixed
 from evp._optional import DISTRIBUTION, install_command, missing_message
 from evp._validation import reason as _reason
 from evp.analyses import DEFAULT_MORE_ROUNDS, METHODS
@@ -80,6 +80,10 @@ def _bounds(text: str) -> tuple[float, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expects LO,HI, e.g. 0,1; got "
                                          f"{text!r}") from None
+    beyond = [v.strip() for v in text.split(",") if beyond_float(v)]
+    if beyond:  # read as infinite, 1e400 would be no bound at all
+        raise argparse.ArgumentTypeError(f"{beyond[0]} is beyond the range of a "
+                                         "float (±1.8e308); give the score's range")
     if not low < high:
         raise argparse.ArgumentTypeError(f"needs LO < HI, got {text}")
     return low, high

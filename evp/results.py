@@ -453,6 +453,10 @@ class Results:
         """
         if lower is None and upper is None:
             lower, upper = (None if math.isinf(v) else v for v in self.limits)
+        for value in (lower, upper):
+            if value is not None and _beyond_float(value):
+                raise ValueError(f"lower_bound, upper_bound: {str(value)[:24]} is "
+                                 "beyond the range of a float (±1.8e308)")
         low = -math.inf if lower is None else float(lower)
         high = math.inf if upper is None else float(upper)
         if not low < high:

@@ -445,3 +445,20 @@ def test_rows_beyond_the_bound_are_refused_in_one_line(tmp_path, capsys,
     status, out, err = main(capsys, "compare", path, "--score", "acc", "--group",
                             "model", "--all")
     assert status == 0 and "strongly beats" in out, err
+
+
+def test_bounds_beyond_float_range_are_refused(tmp_path, capsys):
+    from evp._validation import ParameterError, as_bounds
+    from evp.results import Results
+
+    path = write(tmp_path, ["a", "b"])
+    with pytest.raises(SystemExit) as stop:  # argparse's refusal of the option
+        main(capsys, "curve", path, "--score", "acc", "--group", "model",
+             "--bounds", "0,1e400")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "1e400 is beyond the range of a float" in err
+    with pytest.raises(ParameterError, match="beyond the range of a float"):
+        as_bounds((0, 10**400), 0.1, 0.9)
+    results = Results.from_scores({"a": [0.1, 0.2]})
+    with pytest.raises(ValueError, match="beyond the range of a float"):
+        results.bounds(0, 10**400)
