@@ -1232,6 +1232,23 @@ def _shown(text) -> str:
     return one_line(text)
 
 
+def _composed_names(args: argparse.Namespace) -> None:
+    """Model names as typed, composed (NFC) as evp reads them from results: a
+    terminal may type "café" with a combining accent (NFD), which prints alike."""
+    import unicodedata
+
+    def composed(value):
+        if isinstance(value, str):
+            return unicodedata.normalize("NFC", value)
+        if isinstance(value, list):
+            return [composed(v) for v in value]
+        return value
+
+    for name in ("models", "a", "b", "baseline", "highlight"):
+        if hasattr(args, name):
+            setattr(args, name, composed(getattr(args, name)))
+
+
 def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as loading:
         warnings.simplefilter("always")
@@ -1258,6 +1275,7 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         own = parser._subparsers._group_actions[0].choices[args.command]
         own.error(f"unrecognized arguments: {' '.join(extra)}")
+    _composed_names(args)
     flags = parameter_flags(parser)
     names = None
     with warnings.catch_warnings(record=True) as caught:

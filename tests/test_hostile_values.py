@@ -242,6 +242,12 @@ def test_decomposed_and_composed_accents_are_one_model(tmp_path, capsys):
     results = read_results(path, score="acc", group="model")
     assert results.select([decomposed, "tea"]).models == [composed, "tea"]
     assert results.scores[composed].size == 24
+    for command in (["compare", path, "--score", "acc", "--group", "model",
+                     decomposed, "tea"],
+                    ["plan", path, "--score", "acc", "--group", "model", decomposed,
+                     "tea", "--budget", "2", "--replications", "50"]):
+        status, _, err = main(capsys, *command)
+        assert status == 0, err
 
 
 def test_results_built_by_hand_refuse_names_that_print_alike():
