@@ -304,6 +304,12 @@ def start(name: str, figures_dir=None, results: Results | None = None) -> Path:
     from evp.plot import set_theme
 
     set_theme()  # the look of evp's own figures, for every notebook figure
+    # Every figure the notebook draws shows its names as written, from its first
+    # layout on (a model named "$\\x$" would fail fig.tight_layout() as mathtext).
+    matplotlib = import_optional_dependency("matplotlib")
+    hooks = list(matplotlib.rcParams["figure.hooks"])
+    if _HOOK not in hooks:
+        matplotlib.rcParams["figure.hooks"] = [*hooks, _HOOK]
     # The papers' figures are drawn to be clean, and a text running into another
     # is a defect to fix before they are committed; on a user's results, whose
     # shapes no one drew in advance, the figure is saved with a warning instead.
@@ -315,6 +321,32 @@ def start(name: str, figures_dir=None, results: Results | None = None) -> Path:
             print(f"note: {note}")
     return figures_folder(name, figures_dir,
                           paper=results is None or results.is_paper)
+
+
+#: The figure hook (matplotlib's ``figure.hooks``) that :func:`start` sets.
+_HOOK = "evp.notebook:names_as_written"
+
+
+def names_as_written(figure) -> None:
+    """Show every text of `figure` as written (:func:`evp.plot.as_written`)
+    before each layout and drawing of it: the hook that :func:`start` gives
+    every figure of an evp notebook (their own texts use no mathtext)."""
+    import functools
+
+    from evp.plot import as_written
+
+    def first_as_written(method):
+        @functools.wraps(method)
+        def call(*args, **kwargs):
+            as_written(figure)
+            return method(*args, **kwargs)
+
+        return call
+
+    for name in ("tight_layout", "savefig", "draw_without_rendering"):
+        setattr(figure, name, first_as_written(getattr(figure, name)))
+    for name in ("draw", "print_figure"):  # a notebook shows it through these
+        setattr(figure.canvas, name, first_as_written(getattr(figure.canvas, name)))
 
 
 #: How :func:`save` treats overlapping texts that it cannot tidy: refused on the

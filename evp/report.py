@@ -207,9 +207,16 @@ class Report:
         if suffix in (".html", ".htm"):
             text = self.to_html()
         else:
+            latex = suffix == ".tex"
+            unsafe = sorted({c for c in path.stem if c in "%#\\"})
+            if latex and unsafe:  # \includegraphics reads the folder's name
+                raise ValueError(
+                    f"out: a LaTeX report includes its figures from "
+                    f"{path.stem + '-figures'!r}, and LaTeX reads "
+                    f"{' and '.join(unsafe)} in a file name as commands: name the "
+                    "file without %, # or \\")
             folder = check_not_input(path.with_name(path.stem + "-figures"),
                                      inputs=inputs, name="out's figures folder")
-            latex = suffix == ".tex"
             images = self.vector_figures if latex else self.figures
             done += write_folder_files(folder, {
                 f"{name}.{'pdf' if latex else 'png'}": data

@@ -468,3 +468,53 @@ def test_bounds_beyond_float_range_are_refused(tmp_path, capsys):
     results = Results.from_scores({"a": [0.1, 0.2]})
     with pytest.raises(ValueError, match="beyond the range of a float"):
         results.bounds(0, 10**400)
+
+
+def test_a_latex_report_named_with_percent_or_hash_is_refused(tmp_path):
+    """Its figures are \\included by their folder's name, which LaTeX would cut
+    at a % (a comment) or refuse at a # (a parameter)."""
+    from evp.report import Report
+
+    report = Report("t", pd.DataFrame({"item": ["x"], "m": ["y"]}))
+    for name in ("50%.tex", "run#1.tex"):
+        with pytest.raises(ValueError, match="name the file without %, # or"):
+            report.save(tmp_path / name)
+        assert list(tmp_path.iterdir()) == []
+    assert report.save(tmp_path / "run [1] ~x.tex").exists()
+
+
+@pytest.mark.needs("matplotlib", "seaborn")
+def test_a_notebooks_figures_are_laid_out_with_names_as_written(tmp_path):
+    """evp run's notebooks lay a figure out (tight_layout) before they save it:
+    from notebook.start on, every figure shows its names as written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evp import notebook
+
+    with matplotlib.rc_context():  # start's theme and hook, for this test only
+        notebook.start("hostile", tmp_path)
+        figure, ax = plt.subplots()
+        ax.plot([1, 2], [1, 2], label="$\\x$")
+        ax.set_title("$10 a$: a band")
+        ax.legend()
+        figure.tight_layout()  # measured as mathtext, "$\x$" failed here
+        assert shown(ax.title) == ("$10 a$: a band", False)
+        plt.close(figure)
+    assert notebook._HOOK not in matplotlib.rcParams["figure.hooks"]
+
+
+def test_evps_notebooks_draw_no_mathtext_of_their_own():
+    """The notebooks' figures show every text as written: a dollar sign in
+    their code would be a text that meant mathtext."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).parent.parent / "notebooks"
+    found = [(path.name, line.strip()) for path in sorted(folder.rglob("*.ipynb"))
+             for cell in json.loads(path.read_text())["cells"]
+             if cell["cell_type"] == "code"
+             for line in "".join(cell["source"]).splitlines() if "$" in line]
+    assert found == []
