@@ -57,6 +57,7 @@ from evp.planning import (
     max_replications,
     replication_memory,
 )
+from evp.ranking import MAX_PAIR_ROWS  # noqa: F401 - the command line's bound
 from evp.results import Results
 
 __all__ = ["DEFAULT_MORE_ROUNDS", "ESTIMATORS", "METHODS", "TO_FILL", "Analysis",

@@ -408,17 +408,15 @@ def _compare_many(args: argparse.Namespace) -> tuple[int, Said]:
         said.note(sentence)
     table = None  # every pair's rows: built only to print or write them
     if results.task is None:
-        from evp.ranking import MAX_PAIR_ROWS
-
         rows = found.pairs.rows
         wanted = args.rows or (out is not None
                                and out.suffix.lower() in (".csv", ".tex"))
-        if wanted and rows > MAX_PAIR_ROWS:
+        if wanted and rows > analyses.MAX_PAIR_ROWS:
             raise UsageError(
                 f"{'--rows' if args.rows else '--out'}: every pair's verdict at "
                 f"every budget is {rows:,} rows ({len(results.models):,} models, "
                 f"{len(found.pairs.budgets)} budgets), more than the "
-                f"{MAX_PAIR_ROWS:,} evp prints or writes: name fewer models, "
+                f"{analyses.MAX_PAIR_ROWS:,} evp prints or writes: name fewer models, "
                 "compare with one (--baseline), or give fewer budgets (--ns)")
         if not args.rows:
             shown = found.summary()

@@ -435,10 +435,10 @@ def test_every_pairs_verdicts_take_memory_linear_in_the_models(monkeypatch):
 
 def test_rows_beyond_the_bound_are_refused_in_one_line(tmp_path, capsys,
                                                        monkeypatch):
-    from evp import ranking
+    from evp import analyses
 
     path = write(tmp_path, [f"m{i}" for i in range(6)], rounds=8)
-    monkeypatch.setattr(ranking, "MAX_PAIR_ROWS", 50, raising=False)
+    monkeypatch.setattr(analyses, "MAX_PAIR_ROWS", 50, raising=False)
     for extra in (["--rows"], ["--out", tmp_path / "pairs.csv"]):
         status, out, err = main(capsys, "compare", path, "--score", "acc",
                                 "--group", "model", "--all", *extra)
