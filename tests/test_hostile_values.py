@@ -518,3 +518,33 @@ def test_evps_notebooks_draw_no_mathtext_of_their_own():
              if cell["cell_type"] == "code"
              for line in "".join(cell["source"]).splitlines() if "$" in line]
     assert found == []
+
+
+@pytest.mark.parametrize("tool", ["syne tune", "ray tune"])
+def test_a_tools_record_beyond_float_range_is_refused(tmp_path, tool):
+    """A tuner's record read by its reader: a metric of 1e400 is refused, not
+    read as infinite and counted as a failed trial."""
+    import shutil
+    from pathlib import Path
+
+    from evp import read_results
+
+    fixtures = Path(__file__).parent / "fixtures"
+    if tool == "syne tune":
+        folder = tmp_path / "random-lr"
+        shutil.copytree(fixtures / "syne_tune" / "random-lr", folder)
+        table = folder / "results.csv.zip"
+        frame = pd.read_csv(table)
+        text = frame.astype(str)
+        text.loc[0, "val_loss"] = "1e400"
+        text.to_csv(table, index=False)
+        source, options = folder, {"failed": "worst"}
+    else:
+        folder = tmp_path / "experiment" / "trial_0001"
+        folder.mkdir(parents=True)
+        (folder / "params.json").write_text('{"lr": 0.1}')
+        (folder / "result.json").write_text('{"acc": 1e400, "training_iteration": 1}'
+                                            '\n')
+        source, options = tmp_path / "experiment", {"metric": "acc", "mode": "max"}
+    with pytest.raises(ValueError, match="beyond the range of a float"):
+        read_results(source, **options)

@@ -54,7 +54,7 @@ from evp.readers._trials import (
     Trial,
     trial_table,
 )
-from evp.readers.files import json_record, number
+from evp.readers.files import json_record, keep_beyond_float, number
 from evp.results import Results
 
 __all__ = ["READER", "read", "sniff"]
@@ -99,7 +99,9 @@ def _results(path: Path) -> pd.DataFrame:
     """The results table, one row per report."""
     found = next(path / name for name in RESULTS if (path / name).is_file())
     try:
-        return pd.read_csv(found)  # pandas unzips results.csv.zip by its name
+        # pandas unzips results.csv.zip by its name; a metric beyond float
+        # range (1e400) is kept as written, for number() to refuse.
+        return keep_beyond_float(pd.read_csv(found), found, {})
     except (ValueError, OSError, pd.errors.ParserError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ValueError(f"path_or_frame: {found.name} in {path.name} could not be "
