@@ -99,6 +99,7 @@ changed its input are refused.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -191,7 +192,14 @@ def option_flags() -> dict:
     found: dict = {}
     for reader in READERS:
         for name, option in reader.declared.items():
-            found.setdefault(name, option)
+            first = found.setdefault(name, option)
+            if first is not option and option.help not in first.help:
+                # Declared by several readers (each trial's best or last
+                # report: Ray Tune's and Syne Tune's): the help says each.
+                found[name] = dataclasses.replace(
+                    first, help=f"{first.help}; {option.help}",
+                    doc=" ".join(d for d in (first.doc or first.help,
+                                             option.doc or option.help) if d))
     return found
 
 

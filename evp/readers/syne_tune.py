@@ -67,11 +67,11 @@ _MODES = ("min", "max")
 FAILED_STATUS = "Failed"
 
 OPTIONS = {
-    "per_trial": Option("best", "Ray Tune, Syne Tune: each trial's best or last "
-                                "report of the metric", choices=("best", "last"),
-                        doc="Each trial's best report of the metric (Ray Tune's "
-                            "`metric`, Syne Tune's first metric), or its last "
-                            "one."),
+    "per_trial": Option("best", "Syne Tune: each trial's best or last report of "
+                                "the experiment's first metric",
+                        choices=("best", "last"),
+                        doc="Each Syne Tune trial's best report of the "
+                            "experiment's first metric, or its last one."),
 }
 
 
