@@ -961,9 +961,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "predicted chance that evp compare then gives strong evidence "
                     "at budget N, each way; the rounds each model would still lack "
                     "for its band to say anything at N; and, with --cost, what the "
-                    "extra rounds cost. The chance comes as a range that holds "
-                    "(low end to high end) beside the simulated point, which is "
-                    "too hopeful on real searches. Then one sentence, read from "
+                    "extra rounds cost. The chance comes as a range (low end to "
+                    "high end, calibrated on real search spaces to hold it 9 "
+                    "times in 10) beside the simulated point, which is too "
+                    "hopeful on real searches. Then one sentence, read from "
                     "the range: how many more rounds give at least an 80%% chance "
                     "of a strong verdict, that more rounds will not settle it, or "
                     "the range the most rounds give.")

@@ -1511,7 +1511,7 @@ def plot_extrapolation(fit, found, ys, *, extrapolate: float = 10,
 def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
     """The chance of a strong verdict at `budget` against the extra rounds of each
     model, one curve per direction and one for either way (± 2 Monte Carlo
-    standard errors), and the range that holds for either way shaded (the
+    standard errors), and the calibrated range for either way shaded (the
     plan is read from it), from :func:`evp.tables.plan_table`.
 
     Returns
@@ -1539,12 +1539,12 @@ def plot_plan(table, names, budget: int, *, likely: float = 0.8, ax=None):
                     np.clip(either + spread, 0, 1), color="0.2", alpha=0.12,
                     linewidth=0)
     if {"strong, low end", "strong, high end"} <= set(table.columns):
-        # The range that holds, which a plan is read from (the simulated point
+        # The calibrated range, which a plan is read from (the simulated point
         # is too hopeful on real searches).
         ax.fill_between(extra, table["strong, low end"].to_numpy(dtype=float),
                         table["strong, high end"].to_numpy(dtype=float),
                         color=PALETTE[2], alpha=0.18, linewidth=0,
-                        label="either way: the range\nthat holds")
+                        label="either way: the\ncalibrated range")
     ax.axhline(likely, color="0.6", linewidth=0.8, linestyle=":")
     ax.set(ylim=(-0.02, 1.02), xlabel="more rounds of each model",
            ylabel="chance of a strong verdict",

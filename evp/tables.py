@@ -45,7 +45,12 @@ from evp.estimators import (
     quantile_tuning_curve,
 )
 from evp.parametric import NoisyQuadraticDistribution, confidence_set
-from evp.planning import DEFAULT_MORE_ROUNDS, verdict_power
+from evp.planning import (
+    DEFAULT_MORE_ROUNDS,
+    POINT_TOO_HOPEFUL,
+    RANGE_HELD,
+    verdict_power,
+)
 from evp.results import Results, as_results
 
 __all__ = [
@@ -358,9 +363,9 @@ def plan_table(results: Results, a: str, b: str, budget: int,
     One row per count in `more` (extra rounds of each model): the predicted
     chance of strong evidence that a is better, that b is better, and either way
     (with its Monte Carlo standard error), and either way if no score lay beyond
-    the extremes seen so far, from :func:`evp.verdict_power`; the range that
-    holds for the chance either way (``strong, low end`` and ``strong, high
-    end``: the point is too hopeful on real searches, the range is not); the
+    the extremes seen so far, from :func:`evp.verdict_power`; the range for
+    the chance either way (``strong, low end`` and ``strong, high end``,
+    calibrated on real searches, where the point is too hopeful); the
     rounds each model would then still lack for its median band to be
     informative at `budget` (:func:`evp.rounds_needed`); and, with a cost
     column, the expected cost of the extra rounds (both models). Failed rounds
@@ -399,9 +404,11 @@ def plan_table(results: Results, a: str, b: str, budget: int,
 
 def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
                   likely: float = 0.8, hopeless: float = 0.2) -> str:
-    """The plan in one sentence, read from the range that holds (``strong, low
+    """The plan in one sentence, read from the calibrated range (``strong, low
     end`` to ``strong, high end`` of :func:`plan_table`), never from the point
-    alone, which is too hopeful on real searches: the fewest extra rounds whose
+    alone, which is too hopeful on real searches; it says how far each held
+    there (:data:`evp.planning.RANGE_HELD`, :data:`evp.planning.POINT_TOO_HOPEFUL`):
+    the fewest extra rounds whose
     low end reaches `likely`, with their cost; or that the models are too close
     when even the most rounds leave the high end under `hopeless`; or the range
     the most rounds give, and the fewest rounds whose high end reaches `likely`.
@@ -421,6 +428,11 @@ def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
     def point(row) -> str:
         return f"simulated {chance[row]:.0%} ± {error[row]:.1%} s.e."
 
+    # How far to trust each, as measured on real searches (evp.planning).
+    trust = (f"; on HPOBench's grids such a range held the realised chance in at "
+             f"least {RANGE_HELD:.1%} of cases, and the simulated point ran "
+             f"{POINT_TOO_HOPEFUL[0]:.2f} to {POINT_TOO_HOPEFUL[1]:.2f} too hopeful")
+
     def between(row) -> str:
         if low[row] < 0.005:  # would read "between 0% and H%"
             return (f"of at most {high[row]:.0%} (the rounds so far cannot bound "
@@ -432,20 +444,19 @@ def plan_sentence(table: pd.DataFrame, budget: int, *, unit: str | None = None,
         row = enough[0]
         return (f"about {extra[row]} more rounds of each{cost(row)} give a strong "
                 f"verdict at n = {budget} with a chance {between(row)} "
-                f"({point(row)})")
+                f"({point(row)}{trust})")
     most = int(np.argmax(extra))
     if high[most] < hopeless:
         return (f"more rounds will not settle this at n = {budget}: the models are "
                 f"too close (a chance of at most {high[most]:.0%} of a strong "
                 f"verdict even after {extra[most]} more rounds of each{cost(most)}; "
-                f"{point(most)})")
+                f"{point(most)}{trust})")
     reach = np.flatnonzero(high >= likely)
     fewest = (f"; no fewer than {extra[reach[0]]} more rounds of each can give "
               f"{likely:.0%}" if reach.size else "")
     return (f"after {extra[most]} more rounds of each{cost(most)}, a strong verdict "
-            f"at n = {budget} has a chance {between(most)} ({point(most)}, too "
-            f"hopeful on real searches): the rounds so far cannot say more"
-            f"{fewest}")
+            f"at n = {budget} has a chance {between(most)} ({point(most)}{trust}): "
+            f"the rounds so far cannot say more{fewest}")
 
 
 def weakest_final_score(results: Results, bounds=None) -> float:

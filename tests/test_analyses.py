@@ -134,11 +134,11 @@ def test_a_plans_figure_shades_the_range_it_is_read_from():
     found = analyses.plan(results, "a", "b", 2, [5, 20], replications=50)
     ax = found.plot()
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "either way: the range\nthat holds" in labels
+    assert "either way: the\ncalibrated range" in labels
     shaded = [c for c in ax.collections
-              if c.get_label() == "either way: the range\nthat holds"]
+              if c.get_label() == "either way: the\ncalibrated range"]
     (band,) = shaded
     top = band.get_paths()[0].vertices[:, 1]
     assert np.isclose(top.max(), found.table["strong, high end"].max())
     assert np.isclose(top.min(), found.table["strong, low end"].min())
-    assert "the high end the most" in found.notes[1]
+    assert "the high end a posterior quantile" in found.notes[1]

@@ -79,7 +79,9 @@ def test_plan_gives_a_point_it_can_bound_from_below(tmp_path, capsys):
     assert out.strip().splitlines()[-1] == (
         f"about 0 more rounds of each give a strong verdict at n = 3 with a chance "
         f"between {plan.strong_low[0]:.0%} and {plan.strong_high[0]:.0%} "
-        f"(simulated {plan.strong[0]:.0%} ± {plan.strong_error[0]:.1%} s.e.)")
+        f"(simulated {plan.strong[0]:.0%} ± {plan.strong_error[0]:.1%} s.e.; on "
+        "HPOBench's grids such a range held the realised chance in at least 89.8% "
+        "of cases, and the simulated point ran 0.07 to 0.16 too hopeful)")
 
 
 def test_plan_caps_the_replications_by_their_memory(close_models, capsys):

@@ -356,14 +356,14 @@ def test_the_range_holds_the_realised_chance_at_every_budget(case):
     [strong_low, strong_high] at n = 1 to 5 at least as often as both bands hold
     (1 − 2(1 − c)); the simulated readings alone fall below it for separated
     models, so the test can fail."""
-    from evp.planning import _strong_chance
+    from evp.planning import _strong_chance, _strong_range
 
     rng = np.random.default_rng(11)
     base = rng.normal(size=20_000)
     truth_a, truth_b = ((base + 1.0, base) if case == "separated" else
                         (np.round(base + 0.05, 1), np.round(base, 1)))
     law_a, law_b = _drawn_law(truth_a), _drawn_law(truth_b)
-    worlds, inside, simulated = 12, {}, {}
+    worlds, inside, simulated, widths, extremes = 12, {}, {}, [], []
     for n in range(1, 6):
         held = reading = 0
         for w in range(worlds):
@@ -377,10 +377,20 @@ def test_the_range_holds_the_realised_chance_at_every_budget(case):
                                           np.array([-np.inf, np.inf])))
             held += (plan.strong_low[0] - 1e-9 <= realised
                      <= plan.strong_high[0] + 1e-9)
+            widths.append(plan.strong_high[0] - plan.strong_low[0])
+            bands = _strong_range(x_a, x_b, n, np.array([[20, 20]]), 0.8,
+                                  "ld_highest_density", np.array([-np.inf, np.inf]),
+                                  0.8)
+            extremes.append(bands[1][0] - bands[0][0])
             reading += realised <= max(plan.strong[0], plan.strong_light[0]) + 1e-9
         inside[n], simulated[n] = held / worlds, reading / worlds
-    print(f"{case}: range holds {inside}; simulated readings' high end {simulated}")
+    print(f"{case}: range holds {inside}; simulated readings' high end {simulated}; "
+          f"mean width {np.mean(widths):.3f} against {np.mean(extremes):.3f} for the "
+          "bands' extremes")
     assert min(inside.values()) >= 1 - 2 * (1 - 0.8)
+    # ... and says more than the bands' extremes at the verdict's confidence (the
+    # range before it was calibrated, nearly "between 0 and 1" on real grids).
+    assert np.mean(widths) <= 0.75 * np.mean(extremes)
     if case == "separated":
         assert min(simulated.values()) < 1 - 2 * (1 - 0.8)
 
@@ -439,3 +449,29 @@ def test_the_posterior_draws_are_dirichlet_weights_on_the_rounds():
                                atol=0.005)
     # Var of a Dirichlet(1,...,1) share of 3 of 6 rounds: Beta(3, 3), 1/28.
     assert mass[:, 1].var() == pytest.approx(1 / 28, rel=0.05)
+
+
+def test_the_range_is_the_calibrated_one():
+    """The low end is the least chance with both models inside their
+    RANGE_BAND_CONFIDENCE CDF bands (exact, from _strong_range); the high end a
+    quantile of the exact chances over the posterior's draws, never below the
+    low end; losses read the same way."""
+    from evp import planning
+
+    rng = np.random.default_rng(12)
+    a, b = np.round(rng.normal(0.3, 1, 24), 1), np.round(rng.normal(0, 1, 24), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = evp.verdict_power(a, b, 2, [10, 40], replications=50, rng=1)
+        losses = evp.verdict_power(-a, -b, 2, [10, 40], replications=50, rng=1,
+                                   minimize=True)
+    x_a, x_b = np.sort(a), np.sort(b)
+    low, _ = planning._strong_range(x_a, x_b, 2.0, np.array([[10, 10], [40, 40]]),
+                                    0.8, "ld_highest_density",
+                                    np.array([-np.inf, np.inf]),
+                                    planning.RANGE_BAND_CONFIDENCE)
+    np.testing.assert_allclose(plan.strong_low, low, atol=1e-12)
+    assert np.all(plan.strong_low <= plan.strong_high)
+    assert np.all(plan.strong_high < 1.0)  # a quantile, not the bands' most
+    np.testing.assert_allclose(losses.strong_low, plan.strong_low, atol=1e-12)
+    np.testing.assert_allclose(losses.strong_high, plan.strong_high, atol=1e-12)
