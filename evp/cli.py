@@ -574,7 +574,7 @@ def run(args: argparse.Namespace) -> tuple[int, Said]:
     import papermill
 
     from evp._workspace import RUNS_FOLDER, project_root
-    from evp.runner import NotebookFailed, find_notebook
+    from evp.runner import NotebookFailed, find_notebook, own_notebooks
 
     if getattr(args, "sources", None):
         raise UsageError("RESULTS: a notebook reads one results file; put the "
@@ -630,23 +630,30 @@ def run(args: argparse.Namespace) -> tuple[int, Said]:
     if missing:
         raise UsageError(f"{name} does not take {', '.join(missing)}: it cannot run "
                          "on your results")
-    out = Path(args.out or Path(RUNS_FOLDER) / name).expanduser().resolve()
-    root = project_root(notebook.parent, installed=False)
-    protected = [notebook.parent] + ([root / "notebooks", root / "figures"]
-                                     if root else [])
+    # The folder as named (a link at --out is refused, not followed); its real
+    # place for the comparisons.
+    out = Path(os.path.abspath(Path(args.out or Path(RUNS_FOLDER) / name)
+                               .expanduser()))
+    real = out.resolve()
+    # evp's own notebooks and figures are the paper's runs; a user's notebook
+    # may write beside itself.
+    own = own_notebooks()
+    root = (own.parent if own is not None and own in notebook.parents
+            else project_root(notebook.parent, installed=False))
+    protected = [root / "notebooks", root / "figures"] if root else []
     for folder in protected:
-        if out == folder.resolve() or folder.resolve() in out.parents:
+        if real == folder.resolve() or folder.resolve() in real.parents:
             raise UsageError(f"--out: {out} is inside {folder}, which holds the "
                              "paper's own runs; choose another folder")
-    from evp._output import FolderBusy, exclusive, input_paths
+    from evp._output import FolderBusy, check_not_input, exclusive
     from evp.runner import run_atomically
 
-    for read in input_paths(args.results):
-        read = read.resolve()
-        if read == out or out in read.parents:
-            raise UsageError(f"--out: {out} holds the results {args.results}, and a "
-                             "run replaces its folder; choose another folder")
-
+    # Not the results, nor inside a folder of them, nor holding them: a run
+    # replaces its whole folder.
+    check_not_input(out, inputs=_inputs(args), name="--out")
+    # Which file runs, before it runs: a name is evp's own notebook, a path
+    # the user's.
+    print(f"running {notebook}", flush=True)
     try:
         with exclusive(out, what="evp run"):
             executed, written = run_atomically(
@@ -1223,6 +1230,17 @@ def in_command_line_words(message, flags: dict | None = None,
     return message
 
 
+def _in_words(error: Exception) -> str:
+    """An error's message; the system's own (``[Errno 13] Permission denied:
+    'x'``) as the file and the reason in words."""
+    if (isinstance(error, OSError) and error.errno is not None and error.strerror
+            and str(error).startswith("[Errno")):
+        where = " → ".join(os.fsdecode(f) for f in (error.filename, error.filename2)
+                           if f is not None)
+        return f"{where}: {error.strerror}" if where else error.strerror
+    return str(error)
+
+
 def _shown(text) -> str:
     """`text` on one line, its control and bidirectional formatting characters
     written as escapes (evp._escape.one_line)."""
@@ -1296,7 +1314,7 @@ def main(argv: list[str] | None = None) -> int:
             status = 2
         except (UsageError, ValueError, OSError) as error:
             names = getattr(args, "names", None)
-            message = in_command_line_words(error, flags, names,
+            message = in_command_line_words(_in_words(error), flags, names,
                                             getattr(error, "param", None))
             print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
             status = 2

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from evp._optional import import_optional_dependency
-from evp._workspace import PROGRESS_VARIABLE, progress, project_root
+from evp._workspace import PROGRESS_VARIABLE, progress
 
 __all__ = [
     "CLAIMS_INDEX",
@@ -45,6 +45,7 @@ __all__ = [
     "execute",
     "find_notebook",
     "notebooks",
+    "own_notebooks",
     "replace_if_changed",
     "reproduce",
     "run_usage",
@@ -73,27 +74,40 @@ def notebooks(folder: Path, only: list[str] | None = None) -> list[Path]:
     return found
 
 
+def own_notebooks() -> Path | None:
+    """evp's own notebooks: the ``notebooks/`` folder of the checkout this
+    package was installed from (None where it was installed without one)."""
+    folder = Path(__file__).resolve().parents[1] / "notebooks"
+    return folder if folder.is_dir() else None
+
+
 def find_notebook(name: str) -> Path:
-    """An analysis notebook by path, or by name in notebooks/ (here or in the
-    checkout evp was installed from)."""
+    """An analysis notebook: the file, where `name` is the path of a
+    ``.ipynb`` file; else evp's own notebook of that name (or path inside
+    evp's ``notebooks/``, e.g. ``classroom/significance_tests``).
+
+    A name is never looked up in the current folder: a ``notebooks/`` folder
+    there is someone's, and a name must not run what another person put
+    there. The user's own notebook is given by its path.
+    """
     path = Path(name).expanduser()
-    if path.suffix == ".ipynb" and path.is_file():
-        return path.resolve()
-    roots = [Path("notebooks"), *(
-        [root / "notebooks"] if (root := project_root()) else [])]
-    for folder in roots:
-        if not folder.is_dir():
-            continue
-        found = notebooks(folder)
-        for candidate in found:
-            relative = candidate.relative_to(folder).with_suffix("").as_posix()
-            if name.removesuffix(".ipynb") in (candidate.stem, relative):
-                return candidate.resolve()
-        available = ", ".join(p.relative_to(folder).with_suffix("").as_posix()
-                              for p in found)
-        raise ValueError(f"NOTEBOOK: no analysis notebook {name!r} in {folder}; "
-                         f"available: {available}")
-    raise ValueError(f"NOTEBOOK: no notebook {name!r}: give the path of a .ipynb file")
+    if path.suffix == ".ipynb":
+        if path.is_file():
+            return path.resolve()
+        raise ValueError(f"NOTEBOOK: no such notebook {path}")
+    folder = own_notebooks()
+    if folder is None:
+        raise ValueError(f"NOTEBOOK: no notebook {name!r}: evp was installed "
+                         "without its notebooks; give the path of a .ipynb file")
+    found = notebooks(folder)
+    for candidate in found:
+        relative = candidate.relative_to(folder).with_suffix("").as_posix()
+        if name.removesuffix(".ipynb") in (candidate.stem, relative):
+            return candidate.resolve()
+    available = ", ".join(p.relative_to(folder).with_suffix("").as_posix()
+                          for p in found)
+    raise ValueError(f"NOTEBOOK: evp has no analysis notebook {name!r} (a notebook "
+                     f"of your own: give its path, NAME.ipynb); evp's: {available}")
 
 
 #: The index of every notebook's claims that :func:`reproduce` writes.

@@ -191,7 +191,7 @@ def test_a_failing_cell_is_one_line_with_the_partial_notebook(tmp_path):
     (["deberta_tutorial", "{file}", "--score", "acc", "--cost", "seconds"],
      "--cost: deberta_tutorial has no cost axis"),
     (["no_such_analysis", "{file}", "--score", "acc"],
-     "NOTEBOOK: no analysis notebook 'no_such_analysis'"),
+     "NOTEBOOK: evp has no analysis notebook 'no_such_analysis'"),
     (["deberta_tutorial", "missing.csv", "--score", "acc"],
      "RESULTS: no such file or folder missing.csv"),
     (["deberta_tutorial", "{file}", "--score", "acc", "--out", str(ROOT / "figures")],

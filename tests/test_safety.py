@@ -392,7 +392,7 @@ def test_a_second_run_into_a_locked_folder_is_refused_at_once(tmp_path):
         done = subprocess.run([sys.executable, "-c", script, str(out)],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 5, done.stderr
-        assert "is in use by a run of another evp process" in done.stdout
+        assert f"is in use by a run (pid {os.getpid()})" in done.stdout
     with exclusive(out):  # released with its block
         pass
 
@@ -443,7 +443,7 @@ def test_run_refuses_an_out_folder_that_holds_the_results(tmp_path):
     before = tree(tmp_path)
     line = one_line_error(*run_cli("run", "deberta_tutorial", path, "--score", "acc",
                                    "--group", "model", "--out", tmp_path), "run")
-    assert "holds the results" in line
+    assert "holds the input" in line
     assert tree(tmp_path) == before
 
 
@@ -753,11 +753,19 @@ def test_a_second_evp_run_into_one_folder_is_refused_in_one_line(tmp_path):
     path = tmp_path / "runs.csv"
     scores_frame().to_csv(path, index=False)
     out = tmp_path / "out"
-    with exclusive(out):  # another evp run holds it
+    script = ("import sys; from evp._output import exclusive\n"
+              "with exclusive(sys.argv[1], what='evp run'):\n"
+              "    print('held', flush=True); sys.stdin.readline()\n")
+    other = subprocess.Popen([sys.executable, "-c", script, str(out)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "held"
         line = one_line_error(*run_cli("run", "deberta_tutorial", path, "--score",
                                        "acc", "--group", "model", "--out", out),
                               "run")
-    assert "is in use by evp run of another evp process" in line
+    finally:
+        other.communicate("done\n", timeout=60)
+    assert f"is in use by evp run (pid {other.pid})" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.csv"]
 
 

@@ -421,8 +421,10 @@ def _character(value, name: str) -> str:
         raise ValueError(f"{name} must be a character such as ';', got "
                          f"{value!r}")
     value = {"\\t": "\t", "tab": "\t", "\\s": " ", "space": " "}.get(value, value)
-    if name == "decimal" and len(value) != 1:
-        raise ValueError(f"decimal must be one character, '.' or ',', got {value!r}")
+    if name == "decimal" and value not in (".", ","):
+        # Numbers are written with a point or a comma; any other mark would
+        # be accepted and change nothing.
+        raise ValueError(f"decimal: must be '.' or ',', got {value!r}")
     if "\n" in value or "\r" in value or '"' in value:
         raise ValueError(f"{name} cannot hold a newline or a quote, got {value!r}")
     return value
@@ -455,6 +457,9 @@ def read_table(path: Path, columns=None, **given) -> pd.DataFrame:
             f"{', '.join(COMPRESSIONS)}), or read it yourself and pass a DataFrame"
         )
     if not path.is_file():
+        if path.exists():  # a named pipe, a device, a socket: no file to read
+            raise ValueError(f"path_or_frame: {path} is not a file (a pipe or a "
+                             "device); save the results in a file and read that")
         raise FileNotFoundError(f"path_or_frame: no such file {path}")
     if path.stat().st_size == 0:
         raise ValueError(f"path_or_frame: {path.name} is empty: no header and no "
