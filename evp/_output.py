@@ -75,7 +75,7 @@ _PARTIAL_RECORD = ".evp-partial.json"
 _FOLDER = "folder"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 # No record evp writes comes near this; a bigger file is not evp's.
-_RECORD_LIMIT = 64 << 20
+_RECORD_LIMIT = 16 << 20
 #: How long (seconds) a write waits for its folder's lock before it gives up:
 #: the environment's ``EVP_LOCK_WAIT``, else 30.
 LOCK_WAIT = 30.0
@@ -231,7 +231,8 @@ def _write(path: Path, content, before_rename: Callable[[str], object] | None = 
     except BaseException as error:
         with contextlib.suppress(OSError):
             temporary.unlink()
-        if isinstance(error, OSError) and str(path) not in str(error):
+        if isinstance(error, OSError) and not str(error).startswith(
+                "could not write"):
             raise _cannot_write(path, error) from None
         raise
     return replaced, digest
@@ -332,8 +333,15 @@ def _ours(folder: Path, name: str, record: dict) -> bool:
         return False
 
 
+def _short(path: Path) -> str:
+    """`path` for a message: its middle left out when it is very long."""
+    text = str(path)
+    return text if len(text) <= 300 else f"{text[:120]}…{text[-120:]}"
+
+
 def _not_ours(path: Path) -> str:
-    return f"{path} was not written by evp (or was changed since evp wrote it)"
+    return (f"{_short(path)} was not written by evp (or was changed since evp "
+            "wrote it)")
 
 
 def _exists(path: Path) -> bool:
@@ -351,6 +359,8 @@ def check_replaceable(path, *, force: bool = False, name: str = "--out") -> Path
         record = _record(path.parent)
     except _Foreign as error:
         raise _foreign_record(path.parent / MANIFEST, error) from None
+    if path.is_dir() and not path.is_symlink():
+        raise ValueError(f"{name}: {path} is a folder; name a file in it")
     if _exists(path) and not force and not _ours(path.parent, path.name, record):
         raise ValueError(f"{name}: {_not_ours(path)}, and evp replaces only its "
                          "own files: pass --force to replace it, or choose another "
@@ -544,13 +554,8 @@ def _holder(path: Path) -> str:
     except OSError:
         return ""
     found = re.search(r"pid (\d+)", text)
-    if found:
-        try:
-            os.kill(int(found.group(1)), 0)
-        except ProcessLookupError:
-            return ""
-        except (OSError, OverflowError, ValueError):
-            pass
+    if found and not _alive(int(found.group(1))):
+        return ""  # killed: the lock died with it
     return text
 
 
@@ -678,23 +683,37 @@ def exclusive(folder, *, what: str = "a run"):
 
 def _entries(folder: Path) -> list[tuple[str, int]]:
     """Everything under `folder` (files, folders, links, anything), as paths
-    relative to it with their mode, found without following a link, the
-    folders after what they hold; but `folder`'s own record."""
-    found = []
-
-    def walk(where: Path, prefix: str) -> None:
-        with os.scandir(where) as listing:
-            items = sorted(listing, key=lambda e: e.name)
-        for item in items:
-            name = f"{prefix}{item.name}"
-            if name == MANIFEST:
-                continue
-            mode = item.stat(follow_symlinks=False).st_mode
-            if stat.S_ISDIR(mode):
-                walk(Path(item.path), f"{name}/")
+    relative to it with their mode, found without following a link, each
+    folder after what it holds (however deep: no recursion); but `folder`'s
+    own record."""
+    found: list[tuple[str, int]] = []
+    # (path, name, mode): a folder is listed once its contents are.
+    stack: list[tuple[Path, str, int | None]] = [(folder, "", None)]
+    while stack:
+        where, name, mode = stack.pop()
+        if mode is not None:
             found.append((name, mode))
-
-    walk(folder, "")
+            continue
+        try:
+            with os.scandir(where) as listing:
+                items = sorted(listing, key=lambda e: e.name, reverse=True)
+        except OSError:  # unreadable, or deeper than a path can name: not evp's
+            found.append((name or ".", 0))
+            continue
+        for item in items:
+            child = f"{name}/{item.name}" if name else item.name
+            if child == MANIFEST:
+                continue
+            try:
+                child_mode = item.stat(follow_symlinks=False).st_mode
+            except OSError:
+                found.append((child, 0))
+                continue
+            if stat.S_ISDIR(child_mode):
+                stack.append((Path(item.path), child, child_mode))
+                stack.append((Path(item.path), child, None))
+            else:
+                found.append((child, child_mode))
     return found
 
 
@@ -705,7 +724,9 @@ def _first_foreign(folder: Path) -> str | None:
         record = _record(folder)
     except _Foreign:
         return MANIFEST
-    for name, _ in _entries(folder):
+    # The shallowest first: the message names what the user made, not the
+    # deepest thing inside it.
+    for name, _ in sorted(_entries(folder), key=lambda entry: entry[0].count("/")):
         if not _ours(folder, name, record):
             return name
     return None
@@ -725,7 +746,7 @@ def _rename_new(source: Path, target: Path) -> None:
 
         libc = ctypes.CDLL(None, use_errno=True)
         rename = libc.renameat2
-    except (ImportError, OSError, AttributeError):
+    except (ImportError, OSError, AttributeError, TypeError):
         rename = None
     if rename is not None:
         at_cwd, no_replace = -100, 1
@@ -792,8 +813,12 @@ def _remove_ours(folder: Path) -> list[str]:
 
 
 def _alive(pid) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
+    """Whether process `pid` lives (on Windows, where signal 0 would end it,
+    assumed so)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
+    if os.name == "nt":
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -867,10 +892,16 @@ def _described(folder: Path, name: str) -> str:
             _record(folder)
         except _Foreign as error:
             return str(error)
-    if path.is_symlink():
-        return f"{path} is a link, which evp does not make"
-    if path.is_dir():
-        return f"{path} is a folder evp did not make"
+    try:
+        mode = path.lstat().st_mode
+        if stat.S_ISDIR(mode):
+            os.listdir(path)
+    except OSError as error:
+        return f"{_short(path)} cannot be checked ({_reason(error)})"
+    if stat.S_ISLNK(mode):
+        return f"{_short(path)} is a link, which evp does not make"
+    if stat.S_ISDIR(mode):
+        return f"{_short(path)} is a folder evp did not make"
     return _not_ours(path)
 
 

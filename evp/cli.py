@@ -1132,8 +1132,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "Nothing is written inside notebooks/ or figures/. Relative "
                     "paths are relative to the current folder.")
     own.add_argument("notebook", metavar="NOTEBOOK",
-                     help="a notebook's name (e.g. deberta_tutorial, "
-                          "classroom/significance_tests) or path")
+                     help="the name of one of evp's notebooks (e.g. "
+                          "deberta_tutorial, classroom/significance_tests), or "
+                          "the path of a .ipynb file of your own")
     own.add_argument("results", metavar="RESULTS",
                      help="your results: .csv, .tsv, .jsonl, or a folder written "
                           "by evp search; one row per round")

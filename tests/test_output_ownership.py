@@ -691,3 +691,45 @@ def test_the_systems_errors_are_said_in_words(tmp_path, monkeypatch):
                                    "model", "--out", tmp_path / "t.csv"), "curve")
     assert "[Errno" not in line and "'" not in line
     assert line.endswith(f"{tmp_path / 't.csv'}: Permission denied")
+
+
+# ------------------------------------- 27. huge and hostile folder shapes
+
+def test_a_tree_deeper_than_a_path_can_name_is_refused_in_one_short_line(
+        tmp_path):
+    out = tmp_path / "out"
+    evps_run(out, {"a.txt": "evp's"})
+    name = "x" * 6
+    handle = os.open(out, os.O_RDONLY)
+    try:
+        for _ in range(800):  # 5,600 characters: past PATH_MAX
+            os.mkdir(name, dir_fd=handle)
+            deeper = os.open(name, os.O_RDONLY, dir_fd=handle)
+            os.close(handle)
+            handle = deeper
+    finally:
+        os.close(handle)
+    try:
+        with pytest.raises(ValueError) as refused, atomic_folder(out):
+            pass
+        line = str(refused.value)
+        assert f"{out / name} is a folder evp did not make" in line
+        assert len(line) < 500 and "\n" not in line
+        assert (out / "a.txt").read_text() == "evp's"
+    finally:  # taken down a level at a time: no long path reaches it
+        while (out / name / name).exists():
+            os.rename(out / name / name, tmp_path / "next")
+            os.rmdir(out / name)
+            os.rename(tmp_path / "next", out / name)
+        (out / name).rmdir()
+
+
+def test_a_run_into_a_link_is_refused_and_its_target_left_alone(tmp_path):
+    theirs = tmp_path / "theirs"
+    evps_run(theirs, {"a.txt": "evp's"})  # even a folder of evp's own
+    before = snapshot(theirs)
+    (tmp_path / "out").symlink_to(theirs)
+    with pytest.raises(ValueError, match="is a file or a link"), \
+            atomic_folder(tmp_path / "out"):
+        pass
+    assert snapshot(theirs) == before and (tmp_path / "out").is_symlink()
