@@ -970,7 +970,14 @@ def atomic_folder(folder):
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)
             raise
-        _swap(folder, partial, token)
+        try:
+            _swap(folder, partial, token)
+        except OSError as error:  # the file system's: the new output is kept
+            if not partial.is_dir():
+                raise
+            failed = _beside(folder, "failed", partial)
+            raise OSError(f"could not replace {folder}: {_reason(error)}; the "
+                          f"run's output is in {failed}") from None
 
 
 def _swap(folder: Path, partial: Path, token: str) -> None:
@@ -979,8 +986,9 @@ def _swap(folder: Path, partial: Path, token: str) -> None:
     def refuse(name: str, where: Path) -> None:
         why = _described(where, name).replace(str(where), str(folder), 1)
         failed = _beside(folder, "failed", partial)
-        raise ValueError(f"out: {why}: it appeared while the run ran, so evp left "
-                         f"{folder} as it is; the run's output is in {failed}")
+        raise ValueError(f"out: {why}: it appeared or changed while the run ran, "
+                         f"so evp left {folder} as it is; the run's output is "
+                         f"in {failed}")
 
     old = folder.parent / f"{token}old"
     moved = False

@@ -41,6 +41,8 @@ SLOW_TESTS = {
     "test_anytime.py::test_several_optuna_studies_are_runs_of_their_tuners",
     "test_cli.py::test_curve_with_band_writes_csv_and_figure",
     "test_fuzz_outputs.py::test_random_edits_and_writes_never_lose_a_users_file",
+    "test_fuzz_outputs.py::"
+    "test_runs_whose_folders_change_while_they_run_never_lose_a_users_file",
     "test_hostile_values.py::test_dollar_names_are_drawn_as_written_in_curves_and_"
     "matrices",
     "test_hostile_values.py::test_every_pairs_verdicts_take_memory_linear_in_the_"
@@ -56,6 +58,7 @@ SLOW_TESTS = {
     "test_notebooks.py::test_synthetic_mse_on_a_users_scores",
     "test_output_ownership.py::"
     "test_an_existing_file_evp_did_not_write_is_replaced_only_with_force",
+    "test_output_ownership.py::test_evp_run_keeps_a_file_saved_while_the_notebook_runs",
     "test_parametric.py::test_confidence_set_covers_the_truth",
     "test_parametric.py::test_fit_agrees_with_opda_on_debertav3",
     "test_parametric.py::test_fit_recovers_a_known_noisy_quadratic",

@@ -409,7 +409,7 @@ def test_a_file_saved_in_the_folder_during_the_run_is_kept(tmp_path):
         (partial / "table.csv").write_text("new")
         (out / "notes.txt").write_text("the user's notes")  # saved meanwhile
     line = str(refused.value)
-    assert "notes.txt" in line and "appeared while the run ran" in line
+    assert "notes.txt" in line and "appeared or changed while the run ran" in line
     (failed,) = failed_copies(out)
     assert str(failed) in line and "\n" not in line
     assert (out / "notes.txt").read_text() == "the user's notes"
@@ -733,3 +733,26 @@ def test_a_run_into_a_link_is_refused_and_its_target_left_alone(tmp_path):
             atomic_folder(tmp_path / "out"):
         pass
     assert snapshot(theirs) == before and (tmp_path / "out").is_symlink()
+
+
+def test_an_error_of_the_file_system_at_the_swap_keeps_both_outputs(
+        tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    evps_run(out, {"a.txt": "old"})
+    real, calls = output._first_foreign, []
+
+    def unreadable(folder):
+        calls.append(folder)
+        if len(calls) > 1:  # the check at the swap
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES),
+                                  str(folder))
+        return real(folder)
+
+    monkeypatch.setattr(output, "_first_foreign", unreadable)
+    with pytest.raises(OSError) as refused, atomic_folder(out) as partial:
+        (partial / "a.txt").write_text("new")
+    (failed,) = failed_copies(out)
+    assert str(refused.value) == (f"could not replace {out}: Permission denied; "
+                                  f"the run's output is in {failed}")
+    assert (out / "a.txt").read_text() == "old"
+    assert (failed / "a.txt").read_text() == "new"
