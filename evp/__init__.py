@@ -29,6 +29,8 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
    - :mod:`evp.simulate` — distributions with exact tuning curves for simulations.
    - :mod:`evp.anytime` — tuning curves of adaptive tuners from repeated runs.
    - :mod:`evp.planning` — how likely more rounds are to settle a comparison.
+   - :mod:`evp.sequential` — tuning-curve bands valid at every number of
+     rounds, for searches read as they run.
    - :mod:`evp.multiple` — many models and many tasks: bands adjusted for the
      number of models, the best set, Holm, Wilcoxon across tasks.
 
@@ -38,7 +40,10 @@ listed before it (ARCHITECTURE.md says it in full, and a test checks it):
 4. Analyses: :mod:`evp.analyses` — one object per question a user asks (the
    curves of a search, two models, many models, many tasks, a plan, a tail,
    the checklist): its tables, its sentences, ``.plot()``; the command line,
-   the report and the notebooks display them.
+   the report and the notebooks display them. :mod:`evp.watching` — a search
+   read as it runs (``evp watch``).
+   Monitoring: :mod:`evp.monitoring` — :class:`Monitor`, fed a running
+   search, and the Optuna and Ray Tune hooks that stop it when settled.
 5. Presentation: :mod:`evp.plot` (draws tables), :mod:`evp.latex`,
    :mod:`evp.report`, :mod:`evp.cli`, :mod:`evp.notebook` (what notebook cells
    call) and :mod:`evp.runner` (executes notebooks).
@@ -76,10 +81,12 @@ from evp.estimators import (
     expected_max_std,
     quantile_tuning_curve,
 )
+from evp.monitoring import Monitor
 from evp.planning import VerdictPower, verdict_power
 from evp.ranking import BestSet, best_set, compare_all
 from evp.readers import read_results
 from evp.results import Results
+from evp.sequential import SequentialBand, sequential_band
 from evp.significance import (
     BootstrapTestResult,
     ExchangeabilityTestResult,
@@ -112,9 +119,11 @@ __all__ = [
     "EmptyConfidenceSetWarning",
     "EvpWarning",
     "ExchangeabilityTestResult",
+    "Monitor",
     "ParameterError",
     "PermutationTestResult",
     "Results",
+    "SequentialBand",
     "TiesWarning",
     "TuningCurveBand",
     "VerdictPower",
@@ -136,6 +145,7 @@ __all__ = [
     "quantile_tuning_curve",
     "read_results",
     "rounds_needed",
+    "sequential_band",
     "set_display",
     "tuning_curve_band",
     "verdict_power",

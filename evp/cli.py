@@ -8,6 +8,8 @@
     evp reproduce [--only NAME] [-p key=value ...]
     evp run NOTEBOOK RESULTS --score COL [--group COL] [--models A,B] [--minimize]
             [--cost COL] [-p NAME=VALUE ...] [--out DIR]
+    evp watch RESULTS --score COL --group COL [--ns 1,5] [--max-rounds N]
+              [--follow [--interval 2]]
     evp search sst5 --model lr|lboe|cnn --trials 100 --seed 0 --out FILE.jsonl
                [--backend local|ray [--address ADDR]]
 
@@ -466,6 +468,55 @@ def plan(args: argparse.Namespace) -> tuple[int, Said]:
                    force=args.force)
     print(found.sentence)
     return done
+
+
+def watch(args: argparse.Namespace) -> tuple[int, Said]:
+    """Read a running search, again every --interval seconds with --follow,
+    until it is settled (0) or the maximum is reached (1)."""
+    import time
+
+    from evp.watching import watch as look_at
+
+    said = Said()
+    ns = _budgets(args.ns) or [1]
+    if ns == "all":
+        raise UsageError("--ns: a watch settles a few budgets named, e.g. --ns 1,5; "
+                         "not all")
+    if args.interval <= 0:
+        raise UsageError(f"--interval must be a positive number of seconds, got "
+                         f"{args.interval:g}")
+    out = _check_out(args.out, _inputs(args))
+    started, last, seen = time.monotonic(), None, None
+    while True:
+        try:
+            results = _results(args, args.group, said if seen is None else Said())
+        except (ValueError, OSError):
+            if seen is None or not args.follow:
+                raise  # bad input from the start: exit 2
+            results = None  # a file caught mid-write: read it at the next look
+        if results is not None:
+            seen = look_at(results, ns, args.confidence,
+                           max_rounds=args.max_rounds, plan=args.plan,
+                           seed=args.seed)
+            text = "\n".join(_shown(line) for line in seen.lines())
+            if text != last:
+                if sys.stdout.isatty():
+                    print("\x1b[H\x1b[2J", end="")  # the summary in place
+                elif last is not None:
+                    print()
+                print(text, flush=True)
+                last = text
+            if seen.settled or seen.exhausted or not args.follow:
+                break
+        if args.timeout is not None and time.monotonic() - started > args.timeout:
+            said.note(f"stopped following after --timeout {args.timeout:g} "
+                      "seconds, unsettled")
+            break
+        time.sleep(args.interval)
+    if out is not None:
+        _finish(seen.table, out, seen.plot, seen.caption(), said, force=args.force,
+                shown=pd.DataFrame())
+    return (0 if seen.settled else 1), said
 
 
 def _more_rounds(text: str) -> list[int]:
@@ -1004,6 +1055,42 @@ def build_parser() -> argparse.ArgumentParser:
                             "goodness-of-fit check (from a few rounds the less "
                             "well calibrated)")
     ahead.set_defaults(handler=plan)
+
+    looking = commands.add_parser(
+        "watch", parents=[common],
+        help="is a running comparison settled yet? verdicts valid however often "
+             "you look",
+        usage="evp watch RESULTS --score COL --group COL [--ns 1,5] "
+              "[--max-rounds N] [--follow] [options]",
+        description="Each model's sequential median band (valid at every "
+                    "number of rounds, so the results may be read as often as "
+                    "they grow), the evidence between every pair, family-wise "
+                    "over the pairs, the budgets and every look, and whether one "
+                    "model beats every other with strong evidence at every "
+                    "budget --ns names. Exit status 0 when settled; 1 when not "
+                    "(the maximum reached, or the watch ended); 2 on bad input. "
+                    "With --follow, the results are read again every --interval "
+                    "seconds until settled or the maximum is reached.")
+    looking.add_argument("--group", metavar="COL",
+                         help="column naming the model (default: none)")
+    looking.add_argument("--max-rounds", type=int, metavar="N",
+                         help="the most rounds of each model: narrows the bands, "
+                              "and reaching it unsettled ends the watch with "
+                              "status 1 (default: none)")
+    looking.add_argument("--follow", action="store_true",
+                         help="read the results again every --interval seconds "
+                              "until settled or the maximum is reached")
+    looking.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
+                         help="seconds between looks with --follow")
+    looking.add_argument("--timeout", type=float, metavar="SECONDS",
+                         help="stop following after this long, unsettled "
+                              "(status 1; default: no limit)")
+    looking.add_argument("--plan", action="store_true",
+                         help="also estimate the further rounds that would "
+                              "settle it (simulated futures)")
+    looking.add_argument("--seed", type=int, default=0,
+                         help="seed of --plan's simulated futures")
+    looking.set_defaults(handler=watch)
 
     paper = commands.add_parser(
         "report",

@@ -45,6 +45,7 @@ __all__ = [
     "check_text_overlaps",
     "plot_comparison",
     "plot_extrapolation",
+    "plot_sequential_bands",
     "plot_tail_fit",
     "plot_tuning_curves",
     "save_figure",
@@ -1908,4 +1909,47 @@ def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
     ax.grid(False)
     ax.set_title(f"Mean rank at n = {n}; bars join models no test tells apart",
                  fontsize="medium", pad=22)
+    return ax
+
+
+def plot_sequential_bands(table, *, y: str = "score", minimize: bool = False,
+                          logx: bool = True, palette=None, ax=None):
+    """Draw each model's sequential band (the table of :func:`evp.analyses`'s
+    watch: columns model, n, lower, estimate, upper): a translucent band
+    around the estimate per model, an infinite edge drawn open.
+
+    Returns the matplotlib Axes.
+    """
+    plt = import_optional_dependency("matplotlib.pyplot")
+
+    models = list(dict.fromkeys(table["model"]))
+    colors = dict(zip(models, _colors(palette, len(models)), strict=True))
+    with plt.rc_context(theme()):
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+        low, high = _finite_range(table["lower"], table["estimate"],
+                                  table["upper"])
+        span = high - low or 1.0
+        # Room for an open edge's fade and its label, on the side it opens to.
+        top = 0.4 if not np.isfinite(table["upper"]).all() else 0.08
+        bottom = 0.4 if not np.isfinite(table["lower"]).all() else 0.08
+        ax.set_ylim(low - bottom * span, high + top * span)
+        opened = set()
+        for i, model in enumerate(models):
+            rows = table[table["model"] == model]
+            x = rows["n"].to_numpy(dtype=float)
+            estimate = rows["estimate"].to_numpy(dtype=float)
+            opened |= set(_band(ax, x, rows["lower"].to_numpy(dtype=float),
+                                estimate, rows["upper"].to_numpy(dtype=float),
+                                colors[model], nudge=i))
+            ax.plot(x, estimate, color=colors[model], marker="o", markersize=3,
+                    linewidth=1.4, label=str(model))
+        if logx and table["n"].nunique() > 1:
+            ax.set_xscale("log")
+            plain_log_axis(ax.xaxis)
+        ax.set_xlabel("budget n (rounds of search)")
+        ax.set_ylabel(score_label(y, minimize))
+        ax.legend(fontsize="small", frameon=False)
+        if opened:
+            _open_label(ax, opened)
     return ax

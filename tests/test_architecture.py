@@ -15,7 +15,7 @@ LAYERS = {
                    "_escape", "_numbers", "_optional", "_columns"},
     "statistics": {"estimators", "bands", "comparison", "parametric",
                    "significance", "simulate",
-                   "anytime", "planning", "multiple", "_step_cdf",
+                   "anytime", "planning", "multiple", "sequential", "_step_cdf",
                    "_order_statistics"},
     "results": {"results"},
     "readers": {"readers", "readers.files", "readers.tuners", "readers.sklearn",
@@ -24,7 +24,8 @@ LAYERS = {
                 "readers._policy", "readers._roles", "readers._trials",
                 "readers.testing", "datasets", "tuners"},
     "tables": {"tables", "ranking"},
-    "analyses": {"analyses"},
+    "analyses": {"analyses", "watching"},
+    "monitoring": {"monitoring"},
     "presentation": {"plot", "latex", "report", "cli", "notebook", "runner"},
     "search": {"search", "search.runner", "search.sst5", "search.tabular"},
 }
@@ -35,8 +36,10 @@ BELOW = {
     "readers": {"foundation", "results", "statistics"},
     "tables": {"foundation", "statistics", "results"},
     "analyses": {"foundation", "statistics", "results", "tables"},
+    "monitoring": {"foundation", "statistics", "results", "readers", "tables",
+                   "analyses"},
     "presentation": {"foundation", "statistics", "results", "readers", "tables",
-                     "analyses", "search"},
+                     "analyses", "monitoring", "search"},
     "search": {"foundation", "readers"},
 }
 # Presentation modules a presentation module must not import.
@@ -49,7 +52,7 @@ APART = {
 }
 # The one climb allowed: an analysis' .plot() draws its tables with evp.plot
 # (scikit-learn's Display pattern), imported inside the method.
-DRAWS = {"analyses": {"plot"}}
+DRAWS = {"analyses": {"plot"}, "watching": {"plot"}}
 PRIVATE = {"_order_statistics": {"bands", "comparison"},
            "_step_cdf": {"bands", "comparison", "estimators"}}
 

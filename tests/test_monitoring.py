@@ -1,0 +1,350 @@
+"""evp.Monitor, the watch analysis, `evp watch`, and the tuners' hooks that stop
+a search when its comparison is settled (real Optuna and Ray Tune runs on
+small scikit-learn models, marked slow)."""
+
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evp
+from evp.cli import main
+from evp.results import Results
+from evp.sequential import rounds_to_settle, settled_budgets
+from evp.watching import watch
+
+
+def _apart(rounds=60, gap=1.0, seed=0):
+    rng = np.random.default_rng(seed)
+    return {"A": rng.normal(gap, 0.3, rounds), "B": rng.normal(0, 0.3, rounds)}
+
+
+def test_a_monitor_settles_when_one_model_is_far_ahead():
+    scores = _apart()
+    monitor = evp.Monitor(ns=[1, 4], max_rounds=150)
+    assert not monitor.settled and monitor.sentence == "No look yet."
+    looks = [monitor.update({m: s[:t] for m, s in scores.items()}).settled
+             for t in (5, 20, 60)]
+    assert looks == [False, False, True]
+    assert monitor.looks == 3 and monitor.done and not monitor.exhausted
+    assert monitor.sentence.startswith("Settled after 60 of A and 60 of B rounds")
+    assert "strong evidence that A beats B" in monitor.sentence
+    rows = monitor.verdicts
+    assert rows["evidence"].tolist() == ["strong", "strong"]
+    assert rows["better"].tolist() == ["A", "A"]
+    assert monitor.model_done("B") and monitor.model_done("A")
+
+
+def test_equal_models_reach_the_maximum_unsettled():
+    rng = np.random.default_rng(1)
+    monitor = evp.Monitor(ns=[1], max_rounds=40)
+    look = monitor.update({"A": rng.normal(size=40), "B": rng.normal(size=40)})
+    assert not look.settled and look.exhausted and look.status == "exhausted"
+    assert look.sentence.startswith("Not settled within the maximum of 40 rounds")
+    assert not monitor.model_done("C")
+
+
+def test_a_loss_reads_lower_as_better():
+    scores = _apart()
+    losses = Results.from_scores({m: -s for m, s in scores.items()}, minimize=True)
+    look = watch(losses, [1, 3], max_rounds=100)
+    assert look.settled and "lower is better" in look.sentence
+    assert look.verdicts["better"].tolist() == ["A", "A"]
+    band = look.table[look.table["model"] == "A"]
+    assert (band["lower"] <= band["upper"]).all()
+
+
+def test_the_verdict_is_family_wise_over_three_models():
+    rng = np.random.default_rng(2)
+    results = Results.from_scores({"A": rng.normal(2, 0.3, 80),
+                                   "B": rng.normal(0, 0.3, 80),
+                                   "C": rng.normal(0, 0.3, 80)}).replace(ordered=True)
+    look = watch(results, [1], 0.8, max_rounds=100)
+    assert look.bands["A"].confidence == pytest.approx(1 - 0.2 / 3)
+    assert look.settled and "A beats every other model" in look.sentence
+    assert "3 pairs" in look.sentence
+    # B against C: equal models, no strong verdict
+    bc = look.verdicts[(look.verdicts["a"] == "B") & (look.verdicts["b"] == "C")]
+    assert (bc["evidence"] != "strong").all()
+
+
+def test_settled_budgets_agrees_with_brute_force():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        lower = rng.normal(size=(3, 4))
+        upper = lower + rng.exponential(size=(3, 4))
+        found = settled_budgets(lower, upper)
+        for j in range(4):
+            brute = any(all(lower[m, j] > upper[o, j] for o in range(3) if o != m)
+                        for m in range(3))
+            assert found[j] == brute
+        # losses: the mirror image
+        np.testing.assert_array_equal(settled_budgets(-upper, -lower, True), found)
+
+
+def test_a_plan_is_an_estimate_of_further_rounds():
+    rng = np.random.default_rng(4)
+    far = rounds_to_settle([rng.normal(1, 1, 20), rng.normal(0, 1, 20)], [1],
+                           horizon=300, replications=60, rng=0)
+    same = rounds_to_settle([rng.normal(0, 1, 20), rng.normal(0, 1, 20)], [1],
+                            horizon=300, replications=60, rng=0)
+    assert far.within > same.within
+    assert np.isfinite(far.median) and far.median > 0
+    assert "estimate" in far.describe()
+    with pytest.raises(ValueError, match="two models"):
+        rounds_to_settle([rng.normal(size=9)], [1], horizon=20)
+
+
+def test_the_watch_plans_when_asked():
+    scores = _apart(rounds=16, gap=0.15, seed=5)
+    monitor = evp.Monitor(ns=[1], max_rounds=200, plan=True, replications=40)
+    look = monitor.update(scores)
+    assert not look.settled and look.plan is not None
+    assert "Plan: an estimate from 40 simulated futures" in look.sentence
+
+
+def test_display_redraws_in_place(monkeypatch):
+    import IPython.display as shown
+
+    calls = []
+    monkeypatch.setattr(shown, "display",
+                        lambda obj, display_id=None: calls.append(("show",
+                                                                   display_id)))
+    monkeypatch.setattr(shown, "update_display",
+                        lambda obj, display_id=None: calls.append(("update",
+                                                                   display_id)))
+    monitor = evp.Monitor(ns=[1], max_rounds=100)
+    assert "No look yet" in monitor._repr_html_()
+    monitor.update(_apart(rounds=10))
+    monitor._ipython_display_()
+    monitor.update(_apart(rounds=30))
+    assert [kind for kind, _ in calls] == ["show", "update"]
+    assert calls[0][1] == calls[1][1] is not None
+    html = monitor._repr_html_()
+    assert "<svg" in html and "ettled after" in html
+
+
+def test_bad_options_are_refused_when_the_monitor_is_made():
+    with pytest.raises(ValueError, match="max_rounds"):
+        evp.Monitor(ns=[1], max_rounds=0)
+    with pytest.raises(ValueError, match="boundary"):
+        evp.Monitor(ns=[1], boundary="nope")
+    with pytest.raises(ValueError, match="update: give the rounds"):
+        evp.Monitor(ns=[1]).update()
+
+
+def test_the_figure_draws_every_band_without_overlaps():
+    import matplotlib.pyplot as plt
+
+    from evp.plot import text_overlaps
+
+    look = watch(Results.from_scores(_apart(rounds=12)), [1, 2, 5], max_rounds=50)
+    ax = look.plot()
+    assert text_overlaps(ax.figure) == []
+    assert len(ax.get_legend().get_texts()) == 2
+    plt.close(ax.figure)
+
+
+# ------------------------------------------------------------------ evp watch
+
+def _csv(path, scores, upto):
+    rows = [{"trial": 2 * i + j, "model": m, "acc": scores[m][i]}
+            for i in range(upto) for j, m in enumerate(scores)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_watch_exit_status_says_settled_or_not(tmp_path, capsys):
+    scores = _apart(rounds=80)
+    path = tmp_path / "runs.csv"
+    flags = ["--score", "acc", "--group", "model", "--order", "trial", "--ns",
+             "1,4", "--max-rounds", "100"]
+    _csv(path, scores, 80)
+    assert main(["watch", str(path), *flags]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Settled after 80 of A and 80 of B rounds")
+    _csv(path, scores, 10)
+    assert main(["watch", str(path), *flags]) == 1
+    assert capsys.readouterr().out.startswith("Not settled after 10")
+    assert main(["watch", str(tmp_path / "none.csv"), *flags]) == 2
+    assert main(["watch", str(path), *flags[:-2], "--max-rounds", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-rounds" in err and "Traceback" not in err
+
+
+def test_watch_follow_ends_on_a_growing_csv(tmp_path, capsys):
+    scores = _apart(rounds=80)
+    path = tmp_path / "growing.csv"
+    _csv(path, scores, 6)
+
+    def grow():
+        for upto in range(8, 81, 4):
+            time.sleep(0.05)
+            _csv(tmp_path / "next.csv", scores, upto)
+            (tmp_path / "next.csv").replace(path)  # whole lines only
+
+    writer = threading.Thread(target=grow)
+    writer.start()
+    status = main(["watch", str(path), "--score", "acc", "--group", "model",
+                   "--order", "trial", "--ns", "1", "--max-rounds", "100",
+                   "--follow", "--interval", "0.05", "--timeout", "60"])
+    writer.join()
+    out = capsys.readouterr().out
+    assert status == 0
+    assert out.count("Not settled") >= 1
+    assert out.rindex("Settled after") > out.rindex("Not settled")
+
+
+def test_watch_follow_ends_at_the_maximum(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    scores = {"A": rng.normal(size=30), "B": rng.normal(size=30)}
+    path = tmp_path / "same.csv"
+    _csv(path, scores, 30)
+    status = main(["watch", str(path), "--score", "acc", "--group", "model",
+                   "--ns", "1", "--max-rounds", "30", "--follow", "--interval",
+                   "0.05"])
+    assert status == 1
+    assert "within the maximum of 30 rounds" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------- the tuners
+
+def _objective(trial, model=None):
+    """One round of random search over two small models on a synthetic
+    classification task: a logistic regression (the better model) and a
+    decision stump or two-level tree."""
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier
+
+    x, y = make_classification(n_samples=400, n_features=20, n_informative=15,
+                               n_redundant=0, random_state=0)
+    if model is None:
+        model = trial.suggest_categorical("model", ["logistic", "tree"])
+    if model == "logistic":
+        fitted = LogisticRegression(C=trial.suggest_float("C", 1e-3, 10, log=True),
+                                    solver="liblinear")
+    else:
+        fitted = DecisionTreeClassifier(max_depth=trial.suggest_int("depth", 1, 2),
+                                        random_state=0)
+    fitted.fit(x[:200], y[:200])
+    return float(fitted.score(x[200:], y[200:]))
+
+
+@pytest.mark.needs("optuna")
+def test_an_optuna_study_stops_itself_when_settled():
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize",
+                                sampler=optuna.samplers.RandomSampler(seed=0))
+    stop = evp.monitoring.OptunaCallback(ns=[1], max_rounds=150,
+                                         group="params_model")
+    study.optimize(_objective, n_trials=300, callbacks=[stop])
+    finished = len(study.trials)
+    assert stop.monitor.settled and stop.stopped_at == finished - 1
+    assert finished < 300  # stopped itself
+    assert stop.monitor.verdicts["better"].tolist() == ["logistic"]
+
+
+@pytest.mark.needs("optuna")
+def test_one_models_study_stops_once_it_is_beaten():
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    studies = {name: optuna.create_study(
+        direction="maximize", study_name=name,
+        sampler=optuna.samplers.RandomSampler(seed=i))
+        for i, name in enumerate(("logistic", "tree"))}
+    monitor = evp.Monitor(studies, ns=[1], max_rounds=150)
+    hooks = {name: evp.monitoring.OptunaCallback(monitor, model=name)
+             for name in studies}
+
+    def only(name):
+        def objective(trial):
+            return _objective(trial, name)
+        return objective
+
+    for _ in range(150):  # the two searches take turns
+        for name, study in studies.items():
+            if hooks[name].stopped_at is None:
+                study.optimize(only(name), n_trials=1, callbacks=[hooks[name]])
+        if all(h.stopped_at is not None for h in hooks.values()):
+            break
+    assert monitor.settled
+    assert len(studies["tree"].trials) < 150
+
+
+@pytest.mark.needs("ray")
+def test_a_ray_tune_experiment_stops_itself_when_settled(tmp_path):
+    import ray
+    from ray import tune
+
+    stopper = evp.monitoring.RayTuneStopper(metric="acc", mode="max",
+                                            group="model", ns=[1],
+                                            max_rounds=150)
+
+    def trainable(config):
+        class Trial:  # the objective's view of a Ray config
+            def suggest_categorical(self, name, choices):
+                return config[name]
+
+            def suggest_float(self, name, low, high, log=False):
+                return config["C"]
+
+            def suggest_int(self, name, low, high):
+                return config["depth"]
+
+        tune.report({"acc": _objective(Trial())})
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    try:
+        tuner = tune.Tuner(
+            trainable,
+            param_space={"model": tune.choice(["logistic", "tree"]),
+                         "C": tune.loguniform(1e-4, 1e-2),
+                         "depth": tune.randint(1, 4)},
+            tune_config=tune.TuneConfig(num_samples=300, max_concurrent_trials=2),
+            run_config=tune.RunConfig(storage_path=str(tmp_path), name="watched",
+                                      verbose=0, stop=stopper.stopper,
+                                      callbacks=[stopper.callback]))
+        grid = tuner.fit()
+    finally:
+        ray.shutdown()
+    assert stopper.monitor.settled
+    assert len(stopper.rows) < 300
+    assert len(grid) <= 300
+
+
+@pytest.mark.needs("ray")
+def test_the_ray_hooks_feed_the_monitor_and_stop_when_settled():
+    """The callback and the stopper, fed finished trials as Ray Tune feeds them
+    (no cluster): each a round of its config's model, in creation order."""
+    class FakeTrial:
+        def __init__(self, model, acc):
+            self.config, self.last_result = {"model": model}, {"acc": acc}
+
+    stopper = evp.monitoring.RayTuneStopper(metric="acc", mode="max", ns=[1],
+                                            max_rounds=150)
+    scores = _apart(rounds=80)
+    trials = [FakeTrial(m, float(scores[m][i])) for i in range(80) for m in "AB"]
+    stops = []
+    for i, trial in enumerate(trials):
+        stopper.callback.on_trial_complete(i, trials, trial)
+        stops.append(stopper.stopper.stop_all())
+        assert not stopper.stopper("id", {"config": {"model": "A"}})
+    assert not stops[0] and stops[-1]
+    first = stops.index(True)
+    assert 16 <= first < 159  # settled part-way, as the watch of the same rounds
+    assert stopper.results().frame["trial"].tolist() == list(range(len(stopper.rows)))
+    # a loss: lower is better
+    losses = evp.monitoring.RayTuneStopper(metric="acc", mode="min", ns=[1],
+                                           max_rounds=150)
+    for i, trial in enumerate(trials):
+        losses.callback.on_trial_complete(i, trials, trial)
+    assert losses.monitor.settled
+    assert losses.monitor.verdicts["better"].tolist() == ["B"]
+    with pytest.raises(ValueError, match="mode"):
+        evp.monitoring.RayTuneStopper(metric="acc", mode="up")
