@@ -29,9 +29,9 @@ Worlds:
   verdict_power_real_calibration.py), their true curves computed exactly.
 
 Rounds saved: with a horizon of 100 rounds each, the sequential reading stops
-at the first look settled at both budgets; a fixed design runs 100 rounds of
-each and looks once. Saved = 100 − the rounds at the stop (0 where it never
-settled).
+at the first look settled at every budget (1 and 5; and 1 alone); a fixed
+design runs 100 rounds of each and looks once (each band at 90%). Saved =
+100 − the rounds at the stop (0 where it never settled).
 
 Resumable (one JSON line per world); nice, on one core:
 
@@ -99,7 +99,7 @@ def grid_world(values_a: np.ndarray, values_b: np.ndarray):
 
 def worlds():
     """(key, family, gap, draw, truths), the draws lazily."""
-    for shift in (0.0, 0.25, 0.5, 1.0):
+    for shift in (0.0, 0.25, 0.5, 1.0, 2.0):
         for family, step in (("normal", None), ("tied", 0.5)):
             yield f"{family}/{shift}", family, shift, lambda s=shift, t=step: (
                 normal_world(s, t))
@@ -143,18 +143,21 @@ def run_world(make, paths: int, seed) -> dict:
         out[name] = np.where(np.isinf(found["wrong"]), -1,
                              found["wrong"]).astype(int).tolist()
     # Rounds to settle with a horizon of HORIZON: the sequential stop, and
-    # the fixed design's one look at HORIZON.
-    stop = monitor_paths([a[:, :HORIZON], b[:, :HORIZON]], BUDGETS, CONFIDENCE,
-                         reading="sequential", truth=truths, horizon=HORIZON)
-    out["stop"] = np.where(np.isinf(stop["settled"]), -1,
-                           stop["settled"]).astype(int).tolist()
-    out["stop wrong"] = np.where(np.isinf(stop["wrong"]), -1,
-                                 stop["wrong"]).astype(int).tolist()
-    one = monitor_paths([a[:, :HORIZON], b[:, :HORIZON]], BUDGETS, CONFIDENCE,
-                        reading="fixed", truth=truths, first=HORIZON,
-                        family=True)
-    out["fixed settled"] = np.isfinite(one["settled"]).tolist()
-    out["fixed wrong"] = np.isfinite(one["wrong"]).tolist()
+    # the fixed design's one look at HORIZON, at the budgets read and at 1.
+    for budgets, tag in ((BUDGETS, ""), ((1.0,), " n=1")):
+        truth = truths[:, [BUDGETS.index(n) for n in budgets]]
+        stop = monitor_paths([a[:, :HORIZON], b[:, :HORIZON]], budgets,
+                             CONFIDENCE, reading="sequential", truth=truth,
+                             horizon=HORIZON)
+        out["stop" + tag] = np.where(np.isinf(stop["settled"]), -1,
+                                     stop["settled"]).astype(int).tolist()
+        out["stop wrong" + tag] = np.where(np.isinf(stop["wrong"]), -1,
+                                           stop["wrong"]).astype(int).tolist()
+        one = monitor_paths([a[:, :HORIZON], b[:, :HORIZON]], budgets, CONFIDENCE,
+                            reading="fixed", truth=truth, first=HORIZON,
+                            family=True)
+        out["fixed settled" + tag] = np.isfinite(one["settled"]).tolist()
+        out["fixed wrong" + tag] = np.isfinite(one["wrong"]).tolist()
     return out
 
 
@@ -196,17 +199,24 @@ def tables(out: str = "monitoring_error.jsonl"):
                            "searches": row["paths"], "wrong": hits,
                            "error": hits / row["paths"], "low": low,
                            "high": high})
-        stop = np.array(row["stop"])
-        used = np.where(stop >= 0, stop, HORIZON)
-        saved.append({"world": row["key"], "family": row["family"],
-                      "models": kind, "searches": row["paths"],
-                      "sequential settled": float(np.mean(stop >= 0)),
-                      "median rounds used": float(np.median(used)),
-                      "median rounds saved": float(np.median(HORIZON - used)),
-                      "sequential wrong": float(np.mean(np.array(
-                          row["stop wrong"]) >= 0)),
-                      "fixed 100 settled": float(np.mean(row["fixed settled"])),
-                      "fixed 100 wrong": float(np.mean(row["fixed wrong"]))})
+        for tag, budgets in (("", BUDGETS), (" n=1", (1.0,))):
+            stop = np.array(row["stop" + tag])
+            used = np.where(stop >= 0, stop, HORIZON)
+            settled = stop[stop >= 0]
+            saved.append({
+                "world": row["key"], "family": row["family"], "models": kind,
+                "budgets": ", ".join(f"{n:g}" for n in budgets),
+                "searches": row["paths"],
+                "sequential settled": float(np.mean(stop >= 0)),
+                "median rounds used": float(np.median(used)),
+                "median rounds saved": float(np.median(HORIZON - used)),
+                "mean rounds saved": float(np.mean(HORIZON - used)),
+                "median stop when settled": (float(np.median(settled))
+                                             if settled.size else float("nan")),
+                "sequential wrong": float(np.mean(np.array(
+                    row["stop wrong" + tag]) >= 0)),
+                "fixed 100 settled": float(np.mean(row["fixed settled" + tag])),
+                "fixed 100 wrong": float(np.mean(row["fixed wrong" + tag]))})
     return pd.DataFrame(errors), pd.DataFrame(saved)
 
 

@@ -514,8 +514,8 @@ def watch(args: argparse.Namespace) -> tuple[int, Said]:
             break
         time.sleep(args.interval)
     if out is not None:
-        _finish(seen.table, out, seen.plot, seen.caption(), said, force=args.force,
-                shown=pd.DataFrame())
+        print()
+        _finish(seen.table, out, seen.plot, seen.caption(), said, force=args.force)
     return (0 if seen.settled else 1), said
 
 

@@ -1944,11 +1944,16 @@ def plot_sequential_bands(table, *, y: str = "score", minimize: bool = False,
                                 colors[model], nudge=i))
             ax.plot(x, estimate, color=colors[model], marker="o", markersize=3,
                     linewidth=1.4, label=str(model))
-        if logx and table["n"].nunique() > 1:
+        budgets = np.unique(table["n"].to_numpy(dtype=float))
+        if logx and budgets.size > 1:
             ax.set_xscale("log")
-            plain_log_axis(ax.xaxis)
+            ax.xaxis.set_minor_locator(
+                import_optional_dependency("matplotlib.ticker").NullLocator())
+        ax.set_xticks(budgets, [f"{n:g}" for n in budgets])
         ax.set_xlabel("budget n (rounds of search)")
-        ax.set_ylabel(score_label(y, minimize))
+        # The median best of n rounds: not the expected best of score_label.
+        ax.set_ylabel(f"median best {y} of n rounds"
+                      + (" (lower is better)" if minimize else ""))
         ax.legend(fontsize="small", frameon=False)
         if opened:
             _open_label(ax, opened)

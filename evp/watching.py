@@ -212,10 +212,10 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
             tied.append(model)
         bands[model] = band
         for j, n in enumerate(band.ns):
-            rows.append({"model": model, "n": n, "rounds": band.rounds,
-                         "read": band.read, "lower": back(band.lower[j]),
-                         "estimate": back(band.estimate[j]),
-                         "upper": back(band.upper[j])})
+            rows.append({"model": model, "n": float(n), "rounds": band.rounds,
+                         "read": band.read, "lower": float(back(band.lower[j])),
+                         "estimate": float(back(band.estimate[j])),
+                         "upper": float(back(band.upper[j]))})
     table = pd.DataFrame(rows)
     verdicts = []
     for a, b in itertools.combinations(models, 2):

@@ -348,3 +348,23 @@ def test_the_ray_hooks_feed_the_monitor_and_stop_when_settled():
     assert losses.monitor.verdicts["better"].tolist() == ["B"]
     with pytest.raises(ValueError, match="mode"):
         evp.monitoring.RayTuneStopper(metric="acc", mode="up")
+
+
+def test_failed_rounds_count_as_the_worst():
+    rng = np.random.default_rng(11)
+    acc = np.r_[rng.normal(1, 0.3, 40), rng.normal(0, 0.3, 40)]
+    acc[[0, 1, 2, 50]] = np.nan  # failed rounds, kept as the worst outcome
+    frame = pd.DataFrame({"acc": acc, "model": ["A"] * 40 + ["B"] * 40,
+                          "trial": np.arange(80)})
+    results = evp.read_results(frame, score="acc", group="model", order="trial",
+                               failed="worst")
+    look = watch(results, [1], max_rounds=60)
+    clean = watch(evp.read_results(frame.dropna(), score="acc", group="model",
+                                   order="trial"), [1], max_rounds=60)
+    mine = look.table.set_index("model")
+    assert np.isfinite(mine.loc["A", "upper"]) and look.settled
+    # the failures pull A's curve down: its lower edge is no higher than without
+    assert mine.loc["A", "lower"] <= clean.table.set_index("model").loc["A", "lower"]
+    few = watch(evp.read_results(frame.iloc[[0, 1, 2, 40, 41]], score="acc",
+                                 group="model", order="trial", failed="worst"), [1])
+    assert few.table.set_index("model").loc["A", "estimate"] == -np.inf

@@ -51,6 +51,7 @@ SMALL = {
                  "-p", "more_rounds=3,6", "-p", "replications=100",
                  "-p", "continuations=50", "-p", "calibration_worlds=20"],
     "synthetic_mse": ["-p", "n_samples=200", "-p", "monte_carlo_draws=500"],
+    "monitoring": ["-p", "rounds=40", "-p", "searches=20", "-p", "horizon=40"],
     "significance_tests": ["-p", "n_resamples=2000", "-p", "null_pairs=10",
                            "-p", "null_datasets=100", "-p", "null_resamples=200"],
 }
