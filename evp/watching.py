@@ -34,9 +34,21 @@ from evp.sequential import (
 
 __all__ = ["Watch", "watch"]
 
-#: What a verdict read from sequential bands holds over, in words.
-_HOLDS = ("{confidence:.0%} family-wise over {pairs}, {budgets} and every look: "
-          "read as often as you like, and stop when you like")
+def _score(name: str, minimize: bool) -> str:
+    """The score and its direction, the one place the direction is worded."""
+    return f"{name} ({'lower' if minimize else 'higher'} is better)"
+
+
+def _family(confidence: float, each: float, models: int, budgets) -> str:
+    """What the verdicts were read from, and what holds together: the
+    sequential bands, simultaneous over the budgets named and every look."""
+    over = (f"simultaneous over n = {', '.join(f'{n:g}' for n in budgets)} and "
+            "every number of rounds: read as often as you like, stop when you "
+            "like")
+    if models <= 1:
+        return f"a {confidence:.0%} sequential band, {over}"
+    return (f"sequential bands at {each * 100:.4g}% each ({confidence:.0%} "
+            f"family-wise over {models} models), {over}")
 
 
 @dataclass(frozen=True)
@@ -159,10 +171,6 @@ def _stand_in(scores: dict, minimize: bool):
             back)
 
 
-def _count(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
           max_rounds: int | None = None, boundary: str = "stitched",
           plan: bool = False, replications: int = 200, seed=0) -> Watch:
@@ -233,37 +241,39 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
     rounds = {m: bands[m].rounds for m in models}
     exhausted = (not settled and max_rounds is not None
                  and min(rounds.values()) >= max_rounds)
-    pairs = len(models) * (len(models) - 1) // 2
-    holds = _HOLDS.format(confidence=confidence, pairs=_count(pairs, "pair"),
-                          budgets=_count(budgets.size, "budget"))
+    read = _family(confidence, each, len(models), budgets)
+    scored = _score(results.score_name, minimize)
     seen = " and ".join(f"{n} of {m}" for m, n in rounds.items())
     shown = ", ".join(f"{n:g}" for n in budgets)
-    better = "lower" if minimize else "higher"
     if len(models) < 2:
         sentence = (f"One model so far ({seen} rounds): nothing to compare; its "
                     f"band holds at every look ({confidence:.0%}).")
     elif settled:
         leaders = [_leader(bands, models, j, minimize) for j in range(budgets.size)]
+
         def beaten(leader):
             others = [m for m in models if m != leader]
-            return others[0] if len(others) == 1 else "every other model"
+            return ((others[0], f"{others[0]}'s") if len(others) == 1
+                    else ("every other model", "every other's"))
 
         said = "; ".join(f"at n = {span}, strong evidence that {leader} beats "
-                         f"{beaten(leader)}" for leader, span in
-                         _runs(leaders, budgets))
-        sentence = (f"Settled after {seen} rounds: {said} ({better} is better; "
-                    f"{holds}).")
+                         f"{beaten(leader)[0]}: {leader}'s band lies wholly on the "
+                         f"better side of {beaten(leader)[1]}"
+                         for leader, span in _runs(leaders, budgets))
+        sentence = (f"Settled after {seen} rounds of {scored}: {said}; read "
+                    f"from {read}.")
     else:
         open_ = ", ".join(f"{n:g}" for n, done in zip(budgets, per_budget,
                                                        strict=True) if not done)
         if exhausted:
             sentence = (f"Not settled within the maximum of {max_rounds} rounds "
-                        f"({seen}): at n = {open_} no model has strong evidence "
-                        f"against every other; stop, or raise the maximum.")
+                        f"({seen}) of {scored}: at n = {open_} no model has "
+                        "strong evidence against every other; stop, or raise "
+                        "the maximum.")
         else:
-            sentence = (f"Not settled after {seen} rounds: at n = {open_} no "
-                        f"model has strong evidence against every other yet "
-                        f"({holds}).")
+            sentence = (f"Not settled after {seen} rounds of {scored}: at n = "
+                        f"{open_} no model has strong evidence against every "
+                        f"other yet; read from {read}.")
     notes = ["each band moves at epochs only: it reads the first "
              + ", ".join(f"{bands[m].read} rounds of {m}" for m in models)]
     if tied:

@@ -64,7 +64,7 @@ def test_the_verdict_is_family_wise_over_three_models():
     look = watch(results, [1], 0.8, max_rounds=100)
     assert look.bands["A"].confidence == pytest.approx(1 - 0.2 / 3)
     assert look.settled and "A beats every other model" in look.sentence
-    assert "3 pairs" in look.sentence
+    assert "80% family-wise over 3 models" in look.sentence
     # B against C: equal models, no strong verdict
     bc = look.verdicts[(look.verdicts["a"] == "B") & (look.verdicts["b"] == "C")]
     assert (bc["evidence"] != "strong").all()
@@ -368,3 +368,17 @@ def test_failed_rounds_count_as_the_worst():
     few = watch(evp.read_results(frame.iloc[[0, 1, 2, 40, 41]], score="acc",
                                  group="model", order="trial", failed="worst"), [1])
     assert few.table.set_index("model").loc["A", "estimate"] == -np.inf
+
+
+def test_a_monitor_reads_a_growing_file_again_at_every_update(tmp_path):
+    scores = _apart(rounds=60)
+    path = tmp_path / "runs.csv"
+    monitor = evp.Monitor(path, ns=[1], max_rounds=100, score="acc",
+                          group="model", order="trial")
+    _csv(path, scores, 6)
+    first = monitor.update()
+    _csv(path, scores, 60)
+    last = monitor.update()
+    assert first.rounds == {"A": 6, "B": 6} and not first.settled
+    assert last.rounds == {"A": 60, "B": 60} and last.settled
+    assert path.read_text().count("\n") == 121  # read, never written
