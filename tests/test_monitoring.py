@@ -382,3 +382,37 @@ def test_a_monitor_reads_a_growing_file_again_at_every_update(tmp_path):
     assert first.rounds == {"A": 6, "B": 6} and not first.settled
     assert last.rounds == {"A": 60, "B": 60} and last.settled
     assert path.read_text().count("\n") == 121  # read, never written
+
+
+def _ray_experiment(folder, losses: dict):
+    """A Ray Tune experiment folder as Ray Tune writes one: a trial folder per
+    round (its id's counter gives the order), params.json and result.json."""
+    import json
+
+    counter = 0
+    for i in range(max(len(v) for v in losses.values())):
+        for model, values in losses.items():
+            if i >= len(values):
+                continue
+            config = {"model": model, "x": i}
+            trial = folder / f"train_beef0_{counter:05d}_{counter}_model={model}_" \
+                             f"2025-03-01_10-00-{counter % 60:02d}"
+            trial.mkdir(parents=True)
+            (trial / "params.json").write_text(json.dumps(config))
+            (trial / "result.json").write_text(json.dumps(
+                {"log_loss": float(values[i]), "training_iteration": 1,
+                 "trial_id": f"beef0_{counter:05d}", "config": config}) + "\n")
+            counter += 1
+    (folder / "experiment_state-2025-03-01_10-00-00.json").write_text("{}")
+    return folder
+
+
+def test_a_monitor_reads_a_ray_tune_experiment_folder(tmp_path):
+    scores = _apart(rounds=50)
+    folder = _ray_experiment(tmp_path / "exp", {m: -s for m, s in scores.items()})
+    monitor = evp.Monitor(folder, ns=[1], max_rounds=100, metric="log_loss",
+                          mode="min", group="config/model")
+    look = monitor.update()
+    assert look.rounds == {"A": 50, "B": 50}
+    assert look.settled and look.verdicts["better"].tolist() == ["A"]
+    assert "log_loss (lower is better)" in look.sentence
