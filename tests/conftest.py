@@ -73,6 +73,8 @@ SLOW_TESTS = {
     "test_monitoring.py::test_a_plan_is_an_estimate_of_further_rounds",
     "test_monitoring.py::test_the_watch_plans_when_asked",
     "test_monitoring.py::test_watch_exit_status_says_settled_or_not",
+    "test_monitoring.py::test_watch_follow_ends_on_a_growing_csv",
+    "test_monitoring.py::test_a_monitor_reads_a_growing_file_again_at_every_update",
     "test_monitoring.py::test_an_optuna_study_stops_itself_when_settled",
     "test_monitoring.py::test_one_models_study_stops_once_it_is_beaten",
     "test_monitoring.py::test_a_ray_tune_experiment_stops_itself_when_settled",

@@ -3,7 +3,6 @@ a search when its comparison is settled (real Optuna and Ray Tune runs on
 small scikit-learn models, marked slow)."""
 
 import threading
-import time
 
 import numpy as np
 import pandas as pd
@@ -173,26 +172,40 @@ def test_watch_exit_status_says_settled_or_not(tmp_path, capsys):
     assert "--max-rounds" in err and "Traceback" not in err
 
 
-def test_watch_follow_ends_on_a_growing_csv(tmp_path, capsys):
+def test_watch_follow_ends_on_a_growing_csv(tmp_path, capsys, monkeypatch):
+    import evp.cli
+
     scores = _apart(rounds=80)
     path = tmp_path / "growing.csv"
     _csv(path, scores, 6)
+    looked = threading.Semaphore(0)
+    read = evp.cli._results
 
-    def grow():
-        for upto in range(8, 81, 4):
-            time.sleep(0.05)
+    def counted(*args, **kwargs):  # each look's read, for the writer to wait on
+        try:
+            return read(*args, **kwargs)
+        finally:
+            looked.release()
+
+    monkeypatch.setattr(evp.cli, "_results", counted)
+
+    def grow():  # a trial's rows after each look, whole lines only
+        for upto in (10, 20, 40, 60, 80):
+            if not looked.acquire(timeout=120):
+                return
             _csv(tmp_path / "next.csv", scores, upto)
-            (tmp_path / "next.csv").replace(path)  # whole lines only
+            (tmp_path / "next.csv").replace(path)
 
     writer = threading.Thread(target=grow)
     writer.start()
     status = main(["watch", str(path), "--score", "acc", "--group", "model",
                    "--order", "trial", "--ns", "1", "--max-rounds", "100",
-                   "--follow", "--interval", "0.05", "--timeout", "60"])
+                   "--follow", "--interval", "0.01", "--timeout", "300"])
+    looked.release()  # let the writer finish if the watch ended first
     writer.join()
     out = capsys.readouterr().out
     assert status == 0
-    assert out.count("Not settled") >= 1
+    assert out.startswith("Not settled after 6 of A and 6 of B rounds")
     assert out.rindex("Settled after") > out.rindex("Not settled")
 
 
