@@ -16,7 +16,7 @@ Two tuners' hooks stop a search once its answer is known:
   it stops the study when the comparison is settled, or when every model has
   run the maximum number of rounds unsettled; with ``model=``, it stops one
   model's own study once that model's part is settled.
-* :class:`RayTuneStopper` — ``tune.RunConfig(stop=stopper,
+* :class:`RayTuneStopper` — ``tune.RunConfig(stop=stopper.stopper,
   callbacks=[stopper.callback])``: the same for a Ray Tune experiment.
 
 The verdicts stay valid whatever stops the search (that is what the
@@ -233,6 +233,10 @@ class OptunaCallback:
     ``model="A"``: a model's study stops once its part is settled
     (:meth:`Monitor.model_done`).
 
+    A read that fails once every study has a finished trial raises (failed
+    trials, say: read_results refuses them until told, ``failed="worst"``
+    or ``"drop"`` among the read options), rather than watch silently.
+
     Parameters
     ----------
     monitor : Monitor, optional
@@ -263,14 +267,29 @@ class OptunaCallback:
         try:
             look = self.monitor.update(source)
         except ValueError:
+            if _every_study_has_trials(source):
+                raise  # a read that cannot succeed (failed trials, say): say so
             self._next_read = finished + 1
-            return  # too few rounds to read yet (a model without any): wait
+            return  # a study without a finished trial yet: wait
         self._next_read = finished + _wait(look)
         done = (self.monitor.done if self.model is None
                 else self.monitor.model_done(self.model))
         if done:
             self.stopped_at = trial.number
             study.stop()
+
+
+def _every_study_has_trials(source) -> bool:
+    """Whether every study of `source` has a completed trial (a read that
+    fails then fails for another reason than having nothing to read yet)."""
+    studies = source.values() if isinstance(source, dict) else [source]
+    for study in studies:
+        get = getattr(study, "get_trials", None)
+        if get is None:
+            return True
+        if not any(t.state.name == "COMPLETE" for t in get(deepcopy=False)):
+            return False
+    return True
 
 
 def _finished_trials(source) -> int:
@@ -296,17 +315,19 @@ class RayTuneStopper:
     each finished trial is one round of the model named by its ``config``'s
     `group` key, scored by its last report of `metric`; the experiment stops
     (every trial still running is stopped) once the comparison is settled or
-    every model has run `max_rounds` rounds unsettled. With ``model=``, only
-    that model's trials are stopped once its part is settled.
+    every model has run `max_rounds` rounds unsettled. Trials that errored, or
+    finished without a number for `metric`, are left out and counted: the
+    watch says how many beside its verdict.
     """
 
     def __init__(self, *, metric: str, mode: str = "max", group: str = "model",
                  ns=(1,), confidence: float = 0.8, max_rounds: int | None = 100,
-                 model: str | None = None, monitor: Monitor | None = None):
+                 monitor: Monitor | None = None):
         if mode not in ("max", "min"):
             raise ParameterError("mode", f"mode must be 'max' or 'min', got "
                                  f"{mode!r}")
-        self.metric, self.mode, self.group, self.model = metric, mode, group, model
+        self.metric, self.mode, self.group = metric, mode, group
+        self.left_out = 0  # errored trials, and trials without a number
         self.monitor = monitor or Monitor(None, ns, confidence,
                                           max_rounds=max_rounds)
         self.rows: list[dict] = []
@@ -316,9 +337,13 @@ class RayTuneStopper:
     def results(self) -> Results:
         """The finished trials so far, one row each, in the order they started."""
         frame = pd.DataFrame(self.rows).sort_values("trial", kind="stable")
+        warned = (() if not self.left_out else (
+            f"{self.left_out} trial(s) errored or reported no number for "
+            f"{self.metric!r} and are left out: the verdicts assume they failed "
+            "for reasons unrelated to their configuration",))
         return Results(frame, score=self.metric, group="model",
                        minimize=self.mode == "min", order="trial",
-                       direction=f"given: mode={self.mode!r}",
+                       direction=f"given: mode={self.mode!r}", warnings=warned,
                        source="Ray Tune experiment", tuner="ray tune")
 
     def _finished(self, trial, position: int) -> None:
@@ -327,10 +352,14 @@ class RayTuneStopper:
         result = trial.last_result or {}
         value = result.get(self.metric)
         config = trial.config or {}
-        if value is None or self.group not in config:
-            return
-        value = float(value)
+        if self.group not in config:
+            return  # not a round of any model compared
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            value = math.nan
         if not math.isfinite(value):
+            self.left_out += 1
             return
         self.rows.append({"trial": position, "model": str(config[self.group]),
                           self.metric: value})
@@ -343,15 +372,8 @@ class RayTuneStopper:
             return  # a model with too few rounds to read yet: wait
         self._next_read = len(self.rows) + _wait(look)
 
-    def _stop_all(self) -> bool:
-        return self.model is None and self.monitor.done
-
-    def _stop_trial(self, result: dict) -> bool:
-        if self.model is None:
-            return False
-        config = result.get("config") or {}
-        return (str(config.get(self.group)) == self.model
-                and self.monitor.model_done(self.model))
+    def _errored(self) -> None:
+        self.left_out += 1
 
 
 def _position(trials, trial) -> int:
@@ -374,12 +396,15 @@ def _ray_hooks(owner: RayTuneStopper):
         def on_trial_complete(self, iteration, trials, trial, **info):
             owner._finished(trial, _position(trials, trial))
 
+        def on_trial_error(self, iteration, trials, trial, **info):
+            owner._errored()
+
     class _Stop(tune.Stopper):
         def __call__(self, trial_id, result):
-            return owner._stop_trial(result)
+            return False  # a trial runs to its end: it is one round
 
         def stop_all(self):
-            return owner._stop_all()
+            return owner.monitor.done
 
     return _Feed(), _Stop()
 

@@ -77,6 +77,7 @@ SLOW_TESTS = {
     "test_monitoring.py::test_a_monitor_reads_a_growing_file_again_at_every_update",
     "test_monitoring.py::test_an_optuna_study_stops_itself_when_settled",
     "test_monitoring.py::test_one_models_study_stops_once_it_is_beaten",
+    "test_monitoring.py::test_a_study_with_failed_trials_is_said_not_watched_silently",
     "test_monitoring.py::test_a_ray_tune_experiment_stops_itself_when_settled",
     "test_monitoring.py::test_the_ray_hooks_feed_the_monitor_and_stop_when_settled",
     "test_plot.py::test_every_plotting_function_draws_without_overlaps",

@@ -349,6 +349,11 @@ def test_the_ray_hooks_feed_the_monitor_and_stop_when_settled():
         stopper.callback.on_trial_complete(i, trials, trial)
         stops.append(stopper.stopper.stop_all())
         assert not stopper.stopper("id", {"config": {"model": "A"}})
+    broken = FakeTrial("A", float("nan"))
+    stopper.callback.on_trial_complete(len(trials), [*trials, broken], broken)
+    stopper.callback.on_trial_error(len(trials), [*trials, broken], broken)
+    assert stopper.left_out == 2
+    assert "2 trial(s) errored" in stopper.results().warnings[0]
     assert not stops[0] and stops[-1]
     first = stops.index(True)
     assert 16 <= first < 159  # settled part-way, as the watch of the same rounds
@@ -430,3 +435,32 @@ def test_a_monitor_reads_a_ray_tune_experiment_folder(tmp_path):
     assert look.rounds == {"A": 50, "B": 50}
     assert look.settled and look.verdicts["better"].tolist() == ["A"]
     assert "log_loss (lower is better)" in look.sentence
+
+
+@pytest.mark.needs("optuna")
+def test_a_study_with_failed_trials_is_said_not_watched_silently():
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+    def objective(trial):
+        model = trial.suggest_categorical("model", ["a", "b"])
+        if trial.number == 3:
+            raise RuntimeError("diverged")
+        return trial.suggest_float("x", 0, 1) + (model == "a")
+
+    study = optuna.create_study(direction="maximize",
+                                sampler=optuna.samplers.RandomSampler(seed=0))
+    refused = evp.monitoring.OptunaCallback(ns=[1], group="params_model")
+    with pytest.raises(ValueError, match="failed"):
+        study.optimize(objective, n_trials=10, callbacks=[refused],
+                       catch=(RuntimeError,))
+    counted = evp.monitoring.OptunaCallback(ns=[1], group="params_model",
+                                            failed="worst")
+    again = optuna.create_study(direction="maximize",
+                                sampler=optuna.samplers.RandomSampler(seed=0))
+    again.optimize(objective, n_trials=30, callbacks=[counted],
+                   catch=(RuntimeError,))
+    look = counted.monitor.watch
+    assert look.results.failed  # trial 3, counted as the worst round of its model
+    assert sum(look.rounds.values()) == len(look.results.frame)
