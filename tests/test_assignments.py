@@ -4,53 +4,76 @@ A teacher makes a course folder, releases the assignments (``nbgrader
 generate_assignment``), grades the class (``nbgrader autograde``, each notebook in
 the sandbox) and returns ``nbgrader generate_feedback``, all with the course's own
 ``nbgrader_config.py``. ``notebooks/classroom/assignments/grading_run.py`` says
-what each student writes and deserves; here nine of its students hand in every
-assignment:
+what each student writes and deserves; here its class hands in (every kind once,
+most on the randomization test alone, to keep the suite's time):
 
-- ``right`` full marks; ``blank`` none; ``mistaken`` loses the mistaken parts only;
-- ``crash`` (the kernel dies) and ``loop`` (a cell never ends): every test cell is
-  graded, zero with the reason where the code could not run;
-- ``honest`` writes right answers in unusual code (a loop variable ``round``, a
-  helper class setting ``self.x``, a scipy cross-check cell): full marks, notes;
-- three cheats with no real code of their own: appending to the course's config
-  with numpy, patching ``isclose`` through ``operator`` and ``exec``, reading the
-  teacher's notebook and the gradebook with ``np.fromfile``: no points, and not a
-  byte of the course folder changed.
+- ``right``, ``honest`` (unusual code), ``numpy_types`` (answers as numpy values,
+  tuples and arrays) and ``mistaken`` on every assignment: full marks, or the
+  mistaken parts lost;
+- ``flat_curve`` (V = mean if n = 1, else max): the curve's shape test fails;
+- ``crash``, ``loop``, and the disruptions (600 MB of output, memory over three
+  processes, cells that sleep past the notebook's limit, shared memory and a
+  process left behind): the tests before keep their marks, with the reason;
+- cheats with no real code: the course's config appended to, ``exec`` through
+  ``operator``, the teacher's files read with numpy, links to the key beside the
+  notebook, the notebook a symbolic or hard link, the tests printed from the
+  kernel, a test cell made into an answer, scipy and evp through ``site``,
+  ``pkgutil`` and ``importlib``; a notebook that is not JSON: no points, every
+  notebook graded, ``autograde`` exits 0;
+- a student's ``<script>``: shown as text; the neighbour graded after the
+  disruptions finds nothing they left.
 
-The full class, with the other two cheats (objects equal to anything, evp's answers
-imported by ``exec``), is ``python grading_run.py``. The grading runs once per
-module (a kernel per notebook); it needs the sandbox, and skips with the reason
-where this machine cannot set it up.
+Then part of the class is graded again under a CPU hog: the same grades. And a
+small class is graded as an ordinary user (``nobody``). The grading needs the
+sandbox, and skips with the reason where this machine cannot set it up.
 """
 
 from __future__ import annotations
 
 import ast
+import csv
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
-from test_grading_rules import ASSIGNMENTS, COURSE
+from test_grading_rules import ASSIGNMENTS, COURSE, ROOT
 from test_grading_rules import _load as _course_module
 
 pytestmark = pytest.mark.needs("nbgrader", "nbformat")
 
-STUDENTS = ("right", "blank", "mistaken", "crash", "loop", "honest", "cheat_config",
-            "cheat_operator", "cheat_disk")
-# The suite stops a running cell after a few seconds (the course's setting is 30 s).
+EVERY = ("right", "honest", "numpy_types", "mistaken")
+ONE = ("blank", "crash", "loop", "cheat_config", "cheat_operator", "cheat_disk",
+       "cheat_side_files", "cheat_link", "cheat_hardlink", "cheat_metadata",
+       "cheat_peek", "cheat_routes", "broken_json", "html", "disrupt_leftovers",
+       "disrupt_output", "disrupt_memory", "neighbour")
+FIRST = ("flat_curve", "disrupt_sleep")
+STUDENTS = (*EVERY, *ONE, *FIRST)
+# The suite stops a running cell after a few seconds (the course's setting is
+# 30 s), and a notebook after 30 s in all (the course's: 300 s).
 TIME_LIMIT = 5
+NOTEBOOK_LIMIT = 30
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def grading_run():
+    return _course_module("grading_run")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, grading_run):
     """The class graded once: grading_run.grade_class's record."""
     reason = _course_module("sandbox").check()
     if reason:
         pytest.skip(f"the grading sandbox cannot be set up here: {reason}")
-    grading_run = _course_module("grading_run")
     course = tmp_path_factory.mktemp("classroom") / "course"
-    record = grading_run.grade_class(course, STUDENTS, ASSIGNMENTS, TIME_LIMIT)
-    record["module"] = grading_run
-    return record
+    hands_in = {**{s: ASSIGNMENTS for s in EVERY},
+                **{s: ["randomization_test"] for s in ONE},
+                **{s: ["expected_max_estimator"] for s in FIRST}}
+    return grading_run.grade_class(course, STUDENTS, ASSIGNMENTS, TIME_LIMIT,
+                                   notebook_timeout=NOTEBOOK_LIMIT, hands_in=hands_in)
 
 
 def _meta(cell) -> dict:
@@ -81,12 +104,21 @@ def test_every_assert_in_a_test_cell_carries_a_message():
                     assert node.msg is not None, (notebook.name, ast.unparse(node))
 
 
-def test_every_submission_gets_the_grade_it_deserves(run):
-    grading_run = run["module"]
+def test_every_submission_gets_the_grade_it_deserves(run, grading_run):
     wrong = [line for line in grading_run.problems(run)
-             if not line.startswith(("changed by grading", "feedback leaks"))]
+             if not line.startswith(("changed by grading", "feedback leaks",
+                                     "left on the machine"))]
     assert not wrong, "\n".join(wrong)
     print(grading_run.table(run))
+
+
+def test_every_notebook_got_a_grade_and_autograde_said_so(run):
+    """Not JSON, links, edited grading settings: 0 with the reason, and each
+    autograde exited 0 (grade_class fails otherwise)."""
+    for log in run["logs"].values():
+        assert "There was an error processing assignment" not in log
+    assert re.search(r"Not graded, 0 points: .*broken_json.*not a notebook",
+                     run["logs"]["randomization_test"])
 
 
 def test_no_student_code_changed_a_byte_of_the_course(run):
@@ -98,20 +130,29 @@ def test_no_student_code_changed_a_byte_of_the_course(run):
     assert config == (COURSE / "nbgrader_config.py").read_text()
 
 
-def test_the_cheats_attempts_failed_in_the_sandbox(run):
-    import nbformat
+def test_no_notebook_left_anything_for_the_next(run, grading_run):
+    """No process outlived its sandbox, no shared memory stayed on the machine,
+    and the neighbour graded after the disruptions found none of theirs."""
+    assert run["leftovers"] == []
+    said = grading_run.outputs(run["course"], "neighbour", "randomization_test")
+    assert "left by others: nothing" in said
+    left = grading_run.outputs(run["course"], "disrupt_leftovers", "randomization_test")
+    assert "shared memory segment: -1" not in left  # it did make one, in its sandbox
 
-    said = {}
-    for student in ("cheat_config", "cheat_disk"):
-        path = (run["course"] / "autograded" / student / "randomization_test"
-                / "randomization_test.ipynb")
-        said[student] = " ".join(o.get("text", "") for c in
-                                 nbformat.read(path, as_version=4).cells
-                                 for o in c.get("outputs", []))
+
+def test_the_cheats_attempts_failed_in_the_sandbox(run, grading_run):
+    said = {student: grading_run.outputs(run["course"], student, "randomization_test")
+            for student in ("cheat_config", "cheat_disk", "cheat_side_files",
+                            "cheat_routes")}
     assert "could not append" in said["cheat_config"]
     assert "appended to" not in said["cheat_config"]
     assert "could not read" in said["cheat_disk"]
     assert "read from the teacher's files: {}" in said["cheat_disk"]
+    assert "visible: True" not in said["cheat_side_files"]
+    assert said["cheat_side_files"].count("visible: False") == 4
+    routes = said["cheat_routes"]
+    assert "no scipy" in routes and "scipy loaded" not in routes
+    assert "no evp" in routes and "evp loaded" not in routes
 
 
 def test_the_release_keeps_out_solutions_hidden_tests_and_the_key(run):
@@ -133,11 +174,12 @@ def test_the_release_keeps_out_solutions_hidden_tests_and_the_key(run):
         / "bootstrap_and_cross_validation.ipynb").read_text()  # the test can fail
 
 
-def test_feedback_holds_no_hidden_test_and_no_answer(run):
-    grading_run = run["module"]
+def test_feedback_holds_the_students_page_only(run, grading_run):
+    """One page per notebook handed in, nothing else in the folder (no link to the
+    key), no probe, no hidden test, no answer, no student script."""
     assert grading_run.feedback_leaks(run["course"]) == []
     pages = list((run["course"] / "feedback").glob("*/*/*.html"))
-    assert len(pages) == len(STUDENTS) * len(ASSIGNMENTS)
+    assert len(pages) == sum(len(a) for a in run["hands_in"].values())
     import html
 
     for page in pages:
@@ -145,6 +187,18 @@ def test_feedback_holds_no_hidden_test_and_no_answer(run):
         for answer in ("26 / 64", '== "B"', '== "C"', "0.8276174", "budget == 5",
                        "rules out", "neither the probability"):
             assert answer not in text, (page, answer)
+    side = run["course"] / "feedback" / "cheat_side_files" / "randomization_test"
+    assert sorted(p.name for p in side.iterdir()) == ["randomization_test.html"]
+    page = (side / "randomization_test.html").read_text()
+    assert "Left out" in page and "answer&#95;key.py (a symbolic link)" in page
+
+
+def test_a_students_html_is_text_in_the_feedback(run):
+    page = (run["course"] / "feedback" / "html" / "randomization_test"
+            / "randomization_test.html").read_text()
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(&#x27;printed&#x27;)" in page or (
+        "&lt;script&gt;alert('printed')" in page)
 
 
 def test_feedback_says_what_was_checked(run):
@@ -154,9 +208,92 @@ def test_feedback_says_what_was_checked(run):
     page = (run["course"] / "feedback" / "honest" / "expected_max_estimator"
             / "expected_max_estimator.html").read_text()
     assert "no points lost" in page  # the note on `round`, at no cost
+    page = (run["course"] / "feedback" / "cheat_link" / "randomization_test"
+            / "randomization_test.html").read_text()
+    assert "symbolic link" in page and "not graded" in page
+
+
+def test_the_lms_export_has_a_row_per_student_and_assignment(run, grading_run):
+    assert grading_run._lms_problems(run) == []
+    with open(run["course"] / "lms_grades.csv", newline="") as file:
+        rows = list(csv.reader(file))
+    assert rows[0] == ["student", "assignment", "score", "max"]
+    assert ["right", "randomization_test", "8", "8"] in rows
+    assert ["cheat_link", "randomization_test", "0", "8"] in rows
 
 
 def test_no_checksum_warning_on_untouched_cells(run):
-    """nbgrader warns on a locked cell that changed: no student edited one."""
+    """nbgrader warns on a locked cell that changed: only the student who edited
+    one (cheat_metadata) gets the warning."""
     for log in run["logs"].values():
-        assert not re.search(r"checksum.*has changed", log), log
+        for line in re.findall(r".*checksum.*has changed.*", log):
+            assert "test_" in line  # the edited test cell of cheat_metadata
+
+
+def test_graded_again_under_a_cpu_hog_the_grades_are_the_same(run, grading_run):
+    """Part of the class graded again, with two processes keeping both cores
+    busy: every grade is the same (the results are read from a file, not from
+    printed text a busy kernel may split)."""
+    again = ["right", "numpy_types", "mistaken", "honest", "loop", "crash",
+             "disrupt_output", "neighbour"]
+    regraded = grading_run.regrade(run, again, hogs=2)
+    first = {key: value for key, value in grading_run.grades(run).items()
+             if key[0] in again}
+    assert regraded == first
+
+
+def _closed_ancestor(path: str) -> str | None:
+    """The highest folder above `path` that other users cannot enter."""
+    parts = os.path.realpath(path).split(os.sep)
+    for depth in range(2, len(parts)):
+        folder = os.sep.join(parts[:depth])
+        if not os.stat(folder).st_mode & 0o001:
+            return folder
+    return None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the suite runs as an ordinary user "
+                    "already: the class above was graded as one")
+def test_an_ordinary_user_grades_as_the_guide_says(grading_run):
+    """As root, the tests grade a small class again as ``nobody``, with the
+    guide's commands (grading_run.py): the kernels then run in user namespaces.
+    Where root's home holds the Python installation, closed to others, a mount
+    namespace of the test's own opens that installation to them, as an ordinary
+    user's own installation would be."""
+    import tempfile
+
+    if shutil.which("setpriv") is None or shutil.which("unshare") is None:
+        pytest.skip("needs setpriv and unshare (util-linux)")
+    if _course_module("sandbox").check(user_namespace=True):
+        pytest.skip("this machine allows no user namespaces")
+    home = tempfile.mkdtemp(prefix="evp-ordinary-user-")
+    try:
+        os.chmod(home, 0o777)
+        lines, opened = ["set -e"], {}
+        for prefix in sorted({sys.base_prefix, sys.prefix}):
+            closed = _closed_ancestor(prefix)
+            if closed:
+                opened.setdefault(closed, []).append(prefix)
+        for number, (closed, prefixes) in enumerate(sorted(opened.items())):
+            keeps = [os.path.join(home, f"keep{number}-{i}")
+                     for i in range(len(prefixes))]
+            for prefix, keep in zip(prefixes, keeps, strict=True):
+                lines += [f"mkdir -p {keep}", f"mount --bind {prefix} {keep}"]
+            lines.append(f"mount -t tmpfs -o mode=0755 none {closed}")
+            for prefix, keep in zip(prefixes, keeps, strict=True):
+                lines += [f"mkdir -p {prefix}", f"mount --bind {keep} {prefix}"]
+        course = os.path.join(home, "course")
+        lines.append(
+            f"exec setpriv --reuid=65534 --regid=65534 --clear-groups "
+            f"env HOME={home} PYTHONPATH={ROOT} {sys.executable} "
+            f"{COURSE / 'grading_run.py'} --course {course} --timeout {TIME_LIMIT} "
+            f"--notebook-timeout {NOTEBOOK_LIMIT} --assignments randomization_test "
+            "--students right,mistaken,cheat_side_files,neighbour")
+        done = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                               "sh", "-c", "\n".join(lines)], capture_output=True,
+                              text=True, timeout=1800)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert "all grades as deserved" in done.stdout
+        assert "| right | 8/8 |" in done.stdout
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

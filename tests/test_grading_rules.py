@@ -3,8 +3,10 @@ the installs, what a release leaves out.
 
 - The answer key's references agree with brute force and with independent
   formulas, the teacher's solutions pass every check and a student with no real
-  code passes none (each notebook's code run here, the results read from the
-  lines the hidden tests print, as the grader reads them).
+  code passes none (each notebook's code run here, each test's probe after it,
+  its results made plain data by the probe runner, as in the grader).
+- Values are compared, not types: numpy's scalars and arrays, tuples for lists.
+- A wrong estimator that used to pass a test (V = mean if n = 1, else max) fails.
 - The rules (``grading.find_problems``): only a real cheat zeroes a notebook;
   honest code with unusual names costs nothing.
 - The classroom extra installs every package the assignments import.
@@ -20,6 +22,7 @@ import io
 import itertools
 import json
 import math
+import os
 import random
 import re
 import statistics
@@ -129,9 +132,14 @@ def test_t_and_bootstrap_references(key):
 # ----------------------------------------------------------------- the key on notebooks
 
 
-def _results(cells, overrides: dict[str, str]) -> dict:
-    """Run a notebook's code cells here; {grade_id: the results a test printed,
-    or the exception it raised}."""
+@pytest.fixture(scope="module")
+def runner():
+    return _load("probe_runner")
+
+
+def _results(cells, overrides: dict[str, str], probes: dict, plain) -> dict:
+    """Run a notebook's code cells here, and each test's probe after its cell;
+    {grade_id: the probe's results as plain data, or the exception raised}."""
     namespace: dict = {}
     found = {}
     for cell in cells:
@@ -139,34 +147,118 @@ def _results(cells, overrides: dict[str, str]) -> dict:
             continue
         grade_id = _meta(cell).get("grade_id")
         source = overrides.get(grade_id, cell.source)
-        output = io.StringIO()
         try:
-            with contextlib.redirect_stdout(output):
+            with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(source, grade_id or "cell", "exec"), namespace)
+                if grade_id in probes:
+                    probe = probes[grade_id]
+                    scope = {name: namespace[name] for name in probe["needs"]}
+                    exec(compile(probe["code"], "<grader>", "exec"), scope)
+                    found[grade_id] = json.loads(json.dumps(plain(scope["results"])))
         except Exception as error:
             found[grade_id] = error
-            continue
-        for line in output.getvalue().splitlines():
-            if line.startswith("[evp-grading]"):
-                found[grade_id] = json.loads(line[len("[evp-grading]"):])
     return found
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_teachers_solutions_pass_every_check(key, assignment):
+def _agg(assignment):
     if assignment == "reading_tuning_curves":
         pytest.importorskip("matplotlib")
         import matplotlib
 
         matplotlib.use("agg")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_teachers_solutions_pass_every_check(key, runner, assignment):
+    _agg(assignment)
     checks = key.KEYS[assignment]
     tests = {_meta(c)["grade_id"] for c in _cells(assignment)
              if _meta(c).get("grade") and c.cell_type == "code"}
     assert set(checks) == tests  # every autograded test has its check, and no more
-    results = _results(_cells(assignment), {})
+    assert set(key.PROBES[assignment]) == tests  # and its probe
+    results = _results(_cells(assignment), {}, key.PROBES[assignment], runner.plain)
     for grade_id, check in checks.items():
         assert not isinstance(results.get(grade_id), Exception), results.get(grade_id)
         assert check(results[grade_id]) is None, (grade_id, check(results[grade_id]))
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_numpy_values_score_as_python_values(key, runner, assignment):
+    _agg(assignment)
+    """The teacher's solutions with answers in numpy's types, tuples or arrays
+    (grading_run's numpy_types student): the same values, the same marks, and
+    the visible asserts pass too."""
+    numpy_types = _load("grading_run").NUMPY_TYPES
+    results = _results(_cells(assignment), numpy_types[assignment],
+                       key.PROBES[assignment], runner.plain)
+    for grade_id, check in key.KEYS[assignment].items():
+        assert not isinstance(results.get(grade_id), Exception), (
+            grade_id, results.get(grade_id))
+        assert check(results[grade_id]) is None, (grade_id, check(results[grade_id]))
+
+
+def test_plain_data_is_the_values_not_the_student_classes(runner):
+    class Anything(float):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = float.__hash__
+
+    class Sneaky(list):
+        def __iter__(self):
+            return iter([1, 2, 3])
+
+    plain = runner.plain
+    assert plain(np.int64(4)) == 4 and type(plain(np.int64(4))) is int
+    assert plain([np.int64(1), np.int64(2)]) == [1, 2]
+    assert plain((np.float64(0.5), 1)) == [0.5, 1]
+    assert plain(np.array([[1, 2], [3, 4]])) == [[1, 2], [3, 4]]
+    assert plain(np.array(0.25)) == 0.25
+    assert plain(np.bool_(True)) is True
+    assert plain(np.str_("B")) == "B" and type(plain(np.str_("B"))) is str
+    assert type(plain(Anything(0.5))) is float and plain(Anything(0.5)) == 0.5
+    assert plain(Sneaky([7])) == [7]  # what the list holds, not what it says
+    assert plain(object())["unreadable"] == "object"
+    assert plain({"a": 1}) == {"unreadable": "dict"}
+
+
+def test_a_flat_curve_fails_the_shape_test(key, runner):
+    """V = mean if n = 1 else max: the right start and end, the wrong curve."""
+    wrong = """
+def expected_max_v(scores, n):
+    return float(np.mean(scores)) if n == 1 else float(np.max(scores))
+"""
+    cells = _cells("expected_max_estimator")
+    results = _results(cells, {"expected_max_v": wrong},
+                       key.PROBES["expected_max_estimator"], runner.plain)
+    # The visible asserts fail, and so does the check outside the kernel.
+    assert isinstance(results["test_shape_of_the_curve"], AssertionError)
+    sample = key._curve_sample()
+    curve = [float(np.mean(sample))] + [max(sample)] * 99
+    message = key.test_shape_of_the_curve([curve, max(sample)])
+    assert message and "rise with every extra trial" in message
+    assert key.test_one_trial_is_the_mean(  # n = 1 is still right
+        results["test_one_trial_is_the_mean"]) is None
+
+
+def test_the_judge_says_why_without_the_answer(grading, key):
+    check = key.test_budget
+    assert grading.judge(check, {"results": 5}, ["budget"]) is None
+    assert grading.judge(check, {"results": 5.0}, ["budget"]) is None  # a value
+    assert "budget is not" in grading.judge(check, {"results": 4}, ["budget"])
+    assert "not defined" in grading.judge(check, {"missing": ["budget"]}, ["budget"])
+    assert "raised ZeroDivisionError" in grading.judge(
+        check, {"raised": "ZeroDivisionError"}, ["budget"])
+    assert "time limit" in grading.judge(check, {"stopped": "time"}, ["budget"])
+    assert "could not report" in grading.judge(check, None, ["budget"])
+    assert "could not be read" in grading.judge(
+        key.test_smallest_budget, {"results": {"unreadable": "Anything"}},
+        ["smallest_budget"])
+
+    def broken(results):
+        raise TypeError("a check that meets results of another shape")
+
+    assert "not of the kind" in grading.judge(broken, {"results": [1]}, ["f"])
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -182,12 +274,15 @@ def test_answers_of_no_real_code_fail_every_check(key, assignment):
                 assert answer not in message, (grade_id, message)
 
 
-def test_no_expected_value_reaches_the_students_kernel():
-    """The hidden tests run the student's code and print its results; the
-    reference values live in answer_key.py, which no kernel can read."""
+def test_no_expected_value_reaches_the_students_kernel(key):
+    """The notebooks hold no hidden test; the probes call the student's code on
+    inputs and return its results; the reference values live in answer_key.py's
+    checks, which no kernel can read."""
     for assignment in ASSIGNMENTS:
         code = "\n".join(c.source for c in _cells(assignment) if _meta(c).get("grade"))
-        for answer in ("26 / 64", "0.8276174076181604", '== "B"', '== "C"',
+        code += "\n".join(p["code"] for p in key.PROBES[assignment].values())
+        assert "HIDDEN TESTS" not in code and "[evp-grading]" not in code
+        for answer in ("26 / 64", "0.40625", "0.8276174076181604", '== "B"', '== "C"',
                        "budget == 5", "== [1, 2]"):
             assert answer not in code, (assignment, answer)
 
@@ -234,6 +329,16 @@ for round in range(3):
     ("f = getattr(np, 'isclose')", "cheats", "uses getattr"),
     ("exec('import evp')", "cheats", "uses exec"),
     ("import operator\nrun = operator.attrgetter('exec')", "cheats", "'exec'"),
+    ("import pkgutil\nf = pkgutil.resolve_name('sci' + 'py.stats:ttest_rel')", "cheats",
+     "imports pkgutil"),
+    ("import importlib\nevp = importlib.import_module('e' + 'vp')", "cheats",
+     "imports importlib"),
+    ("from importlib import import_module", "cheats", "imports importlib"),
+    ("import pickle\npickle.loads(b'')", "cheats", "imports pickle"),
+    ("import site\nsite.addsitedir('/usr/lib/python3/dist-packages')", "cheats",
+     "imports site"),
+    ("x = np.load('x.npy', allow_pickle=True)", "cheats", "allow_pickle"),
+    ("x = open('/evp-probe/request.json').read()", "cheats", "course's files"),
     ("class A:\n    def __eq__(self, other):\n        return True", "cheats",
      "ignores what it compares"),
 ])
@@ -284,6 +389,34 @@ def test_the_classroom_extra_installs_what_the_assignments_import():
     assert {"nbgrader", "ipykernel"} <= installed
 
 
+def test_the_classroom_extra_installs_what_the_lecture_notebooks_import():
+    """The teacher's one install line runs the lecture notebooks too."""
+    import nbformat
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    installed = {"evp", "sklearn", "ipython"}  # scikit-learn's import name; IPython
+    for requirement in (*project["dependencies"],
+                        *project["optional-dependencies"]["classroom"]):
+        name = re.split(r"[<>=!~\[; ]", requirement)[0]
+        installed.add(name.lower().replace("-", "_"))
+    needed = set()
+    for path in (ROOT / "notebooks" / "classroom").glob("*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            source = "\n".join(line for line in cell.source.splitlines()
+                               if not line.lstrip().startswith(("%", "!")))
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.Import):
+                    needed.update(a.name.split(".")[0].lower() for a in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    needed.add(node.module.split(".")[0].lower())
+    needed -= {m.lower() for m in sys.stdlib_module_names}
+    assert {"seaborn", "sklearn", "pandas"} <= needed, needed  # the test can fail
+    assert needed <= installed, needed - installed
+    assert "jupyterlab" in installed
+
+
 def test_the_guide_installs_evp_by_its_distribution_name():
     guide = (ROOT / "notebooks" / "classroom" / "GUIDE.md").read_text()
     assert "evp-tuning-curves" in guide
@@ -303,3 +436,62 @@ def test_without_namespaces_grading_refuses_in_one_line(monkeypatch, tmp_path):
     line = sandbox.refusal(reason)
     assert "\n" not in line
     assert "--SandboxKernelManager.unsafe_no_sandbox=True" in line
+
+
+# ----------------------------------------------------------------- the submission
+
+
+def test_only_a_notebook_of_the_students_own_is_graded(grading, tmp_path):
+    folder = tmp_path / "submitted" / "mallory" / "randomization_test"
+    folder.mkdir(parents=True)
+    notebook = folder / "randomization_test.ipynb"
+    notebook.write_text("{}")
+    assert grading.refuse_notebook(str(notebook)) is None
+    teacher = tmp_path / "answer_key.py"
+    teacher.write_text("KEYS = {}")
+    link = folder / "link.ipynb"
+    link.symlink_to(teacher)
+    assert "symbolic link" in grading.refuse_notebook(str(link))
+    hard = folder / "hard.ipynb"
+    hard.hardlink_to(teacher)
+    assert "hard link" in grading.refuse_notebook(str(hard))
+    pipe = folder / "pipe.ipynb"
+    os.mkfifo(pipe)
+    assert "named pipe" in grading.refuse_notebook(str(pipe))  # never opened
+    big = folder / "big.ipynb"
+    with open(big, "wb") as file:
+        file.truncate(grading.MAX_NOTEBOOK_BYTES + 1)
+    assert "MiB" in grading.refuse_notebook(str(big))
+    (folder / "notes.txt").write_text("mine")
+    (folder / "timestamp.txt").write_text("2026-01-01 00:00:00")  # nbgrader's
+    found = grading.left_out(str(folder), {"randomization_test.ipynb"})
+    assert "notes.txt (a file)" in found and "link.ipynb (a symbolic link)" in found
+    assert "pipe.ipynb (a named pipe)" in found
+    assert not [f for f in found if f.startswith(("timestamp", "randomization_test"))]
+    # A student folder that is itself a link to another folder.
+    other = tmp_path / "submitted" / "eve"
+    other.mkdir()
+    (other / "randomization_test").symlink_to(folder)
+    assert "folder handed in" in grading.refuse_notebook(
+        str(other / "randomization_test" / "randomization_test.ipynb"))
+
+
+def test_a_students_html_is_shown_as_text(grading):
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("display(HTML(...))")
+    cell.outputs = [nbformat.v4.new_output(
+        "display_data", data={"text/html": "<script>alert(1)</script>",
+                              "application/javascript": "alert(2)",
+                              "text/plain": "<IPython.core.display.HTML object>"})]
+    answer = nbformat.v4.new_markdown_cell("<script>alert(3)</script> *mine*")
+    answer.metadata["nbgrader"] = {"solution": True, "grade": True, "locked": False,
+                                   "grade_id": "why", "points": 2}
+    teacher = nbformat.v4.new_markdown_cell("<b>the question</b>")
+    teacher.metadata["nbgrader"] = {"locked": True, "grade_id": "text"}
+    nb = nbformat.v4.new_notebook(cells=[cell, answer, teacher])
+    nb, _ = grading.EscapeStudentHTML().preprocess(nb, {})
+    assert set(nb.cells[0].outputs[0].data) == {"text/plain"}
+    assert "<script>" not in nb.cells[1].source
+    assert "&lt;script&gt;" in nb.cells[1].source
+    assert nb.cells[2].source == "<b>the question</b>"  # the teacher's, restored

@@ -1,17 +1,24 @@
-"""The answer key: what each autograded test cell's results must be.
+"""The answer key: which inputs each autograded test gives the student's code,
+and what the results must be.
 
-Never released and never seen by a student's kernel: ``nbgrader
-generate_assignment`` copies ``source/<assignment>/`` only, and the grading
-sandbox (``sandbox.py``) shows no file of the course. Each test cell's hidden part
-runs the student's functions on the test's inputs in the sandbox and prints the
-results as plain data (JSON: numbers, strings, lists) after the marker
-``[evp-grading]``; ``grading.CheckResults`` parses them in the grader's own
-process and asks the check below. Nothing the student's code does in its kernel
-(a patched ``math.isclose``, ``operator`` tricks, an object whose ``__eq__`` is
-always true) changes these comparisons; a result that is not plain data fails.
+Never released and never inside a student's kernel: ``nbgrader
+generate_assignment`` copies ``source/<assignment>/`` only, the grading sandbox
+(``sandbox.py``) shows no file of the course, and the notebooks hold no hidden
+test. After a test cell has run (its visible ``assert`` lines are the student's
+own check), ``grading.GradeEveryCell`` runs the test's *probe* (``PROBES``): a few
+lines that call the student's functions on the test's inputs, read by a copy of
+the kernel from a file of the sandbox and never part of the notebook's history.
+The copy writes the results as plain data (numbers, text, lists, None: numpy's
+scalars and arrays by their values, tuples as lists) to a file the grader reads
+outside the kernel, and the check below (``KEYS``) compares them with the
+teacher's references, computed here in the grader's process from the same
+inputs. Nothing the student's code does in its kernel (a patched
+``math.isclose``, ``operator`` tricks, an object whose ``__eq__`` is always true,
+a line printed in two parts) changes these comparisons.
 
-The references are computed here, in the grader, from the same inputs as the
-notebook's hidden tests (the same seeds), by the teacher's own implementations.
+Values are compared, not types: ``np.int64(4)`` is the budget 4, ``(1, 2)`` the
+list ``[1, 2]``, ``np.float64`` a float. Each check states its tolerance in the
+code (``rel_tol``) and in its message.
 
 A check returns None when the results are right, else one sentence for the
 student's feedback: what was checked, never the expected value nor which options
@@ -36,6 +43,13 @@ def _number(value) -> bool:
 def _close(got, want, rel_tol=1e-9, abs_tol=0.0) -> bool:
     return (_number(got) and math.isfinite(got)
             and math.isclose(got, want, rel_tol=rel_tol, abs_tol=abs_tol))
+
+
+def _whole(got, want) -> bool:
+    """`got` is the whole number `want` (or both are None), whatever its type."""
+    if want is None:
+        return got is None
+    return _number(got) and got == want
 
 
 def _count_wrong(got, want, **tolerance) -> int:
@@ -82,7 +96,8 @@ def test_one_trial_is_the_mean(results):
     wrong = _count_wrong(results, [math.fsum(s) / len(s) for s in samples])
     if wrong:
         return (f"with one trial the expected best must be the mean of the scores; "
-                f"checked on {len(samples)} samples (1 to 9 scores), wrong on {wrong}")
+                f"checked on {len(samples)} samples (1 to 9 scores, to 9 significant "
+                f"digits), wrong on {wrong}")
     return None
 
 
@@ -92,13 +107,17 @@ def test_brute_force(results):
     if wrong:
         return (f"expected_max_v is not the expected best of n draws on {wrong} of "
                 f"{len(cases)} cases checked (samples of 1 to 500 scores, some with "
-                "ties; n from 1 to 100)")
+                "ties; n from 1 to 100; to 9 significant digits)")
     return None
 
 
-def test_shape_of_the_curve(results):
+def _curve_sample():
     generator = random.Random(0)
-    sample = [generator.random() for _ in range(40)]
+    return [generator.random() for _ in range(40)]
+
+
+def test_shape_of_the_curve(results):
+    sample = _curve_sample()
     if not (isinstance(results, list) and len(results) == 2):
         return "expected_max_v's results could not be read"
     curve, far = results
@@ -106,11 +125,17 @@ def test_shape_of_the_curve(results):
         return "expected_max_v(sample, n) for n = 1 to 100 did not give 100 numbers"
     if not _close(curve[0], math.fsum(sample) / len(sample)):
         return "the curve does not start at the mean of the scores (n = 1)"
-    if any(later < earlier - 1e-12 for earlier, later in zip(curve, curve[1:])):
-        return "the curve decreases somewhere as n grows (checked n = 1 to 100)"
-    if curve[-1] > max(sample) + 1e-12 or not _close(far, max(sample)):
-        return ("the curve does not end at the largest score (checked: never above "
-                "it, and equal to it at n = 10,000)")
+    # With 40 distinct scores every extra trial raises the expected best, by at
+    # least 5e-5 here (the reference's smallest step), and n = 100 stays below the
+    # largest score by 1.6e-3: a curve that jumps to the maximum fails.
+    if any(later - earlier < 1e-9 for earlier, later in zip(curve, curve[1:])):
+        return ("the curve does not rise with every extra trial (checked n = 1 to "
+                "100 on 40 distinct scores, where each trial raises the expected "
+                "best a little)")
+    if curve[-1] > max(sample) - 1e-6 or not _close(far, max(sample)):
+        return ("the curve does not approach the largest score from below (checked: "
+                "below it at n = 100, equal to it at n = 10,000 to 9 significant "
+                "digits)")
     return None
 
 
@@ -120,16 +145,20 @@ def _reference_estimator(scores, n):
     return sum(v * ((i / b) ** n - ((i - 1) / b) ** n) for i, v in enumerate(x, 1))
 
 
+BUDGET_SCORES = [0.2, 0.9, 0.4, 0.6, 0.5]
+BUDGET_TARGETS = (0.5, 0.7, 0.85, 0.95)
+NEW_MODEL = [0.71, 0.78, 0.64, 0.83, 0.75, 0.69, 0.80, 0.73, 0.77, 0.66, 0.81, 0.74]
+
+
 def test_smallest_budget(results):
-    scores = [0.2, 0.9, 0.4, 0.6, 0.5]
     want = [4, 1, 3, None]
-    for target in (0.5, 0.7, 0.85, 0.95):
+    for target in BUDGET_TARGETS:
         want.append(next((n for n in range(1, 201)
-                          if _reference_estimator(scores, n) >= target), None))
+                          if _reference_estimator(BUDGET_SCORES, n) >= target), None))
     if not isinstance(results, list) or len(results) != len(want) + 1:
         return "smallest_budget's results could not be read"
     got, most_tried = results[:-1], results[-1]
-    wrong = sum(not (g == w and (w is None or (type(g) is int))) for g, w in zip(got, want))
+    wrong = sum(not _whole(g, w) for g, w in zip(got, want))
     if wrong:
         return (f"smallest_budget gives a wrong budget in {wrong} of {len(want)} cases "
                 "checked (a made-up and a real estimator; targets reached, reached "
@@ -140,12 +169,10 @@ def test_smallest_budget(results):
 
 
 def test_budget(results):
-    want = next(n for n in range(1, 10_001) if expected_max_v(
-        [0.71, 0.78, 0.64, 0.83, 0.75, 0.69, 0.80, 0.73, 0.77, 0.66, 0.81, 0.74], n)
-        >= 0.80)
-    if type(results) is not int or results != want:
+    want = next(n for n in range(1, 10_001) if expected_max_v(NEW_MODEL, n) >= 0.80)
+    if not _whole(results, want):
         return ("budget is not the smallest number of trials at which the expected "
-                "best of the new model reaches 0.80 (checked: a whole number)")
+                "best of the new model reaches 0.80 (checked: the whole number)")
     return None
 
 
@@ -167,8 +194,9 @@ def test_lecture_table(results):
     wrong = _count_wrong(results, want)
     if wrong:
         return ("randomization_test is not the exact p-value on the lecture's table "
-                "(checked: A against B, B against A, A against itself; the table has "
-                "folds with d_i = 0 and decimal scores)")
+                "(checked: A against B, B against A, A against itself, to 9 "
+                "significant digits; the table has folds with d_i = 0 and decimal "
+                "scores)")
     return None
 
 
@@ -192,15 +220,19 @@ def test_against_enumeration(results):
     if wrong:
         return (f"randomization_test is not the exact p-value on {wrong} of "
                 f"{len(cases)} random paired samples checked (2 to 12 pairs, A behind, "
-                "level with and far ahead of B)")
+                "level with and far ahead of B; to 9 significant digits)")
     return None
 
 
-def test_monte_carlo(results):
+def _monte_carlo_pair():
     generator = random.Random(14)
     a = [generator.gauss(0, 1) + 0.4 for _ in range(14)]
     b = [generator.gauss(0, 1) for _ in range(14)]
-    exact = exact_p(a, b)
+    return a, b
+
+
+def test_monte_carlo(results):
+    exact = exact_p(*_monte_carlo_pair())
     if not (isinstance(results, list) and len(results) == 2):
         return "randomization_test_monte_carlo's results could not be read"
     small, large = results
@@ -244,7 +276,8 @@ def test_median_a_at_10(results):
 def test_strong_budgets(results):
     budgets, _, verdict = _curves()
     want = budgets[np.asarray(verdict.evidence) == "strong"].tolist()
-    if results != want:
+    if not (isinstance(results, list) and len(results) == len(want)
+            and all(_whole(g, w) for g, w in zip(results, want))):
         return ("strong_budgets is not the list of budgets where the evidence that B "
                 "beats A is strong (checked: every budget from 1 to 20)")
     return None
@@ -297,7 +330,11 @@ def test_k_fold_indices(results):
     if not isinstance(results, list) or len(results) != len(FOLD_CASES):
         return "k_fold_indices' results could not be read"
     for (n, k), folds in zip(FOLD_CASES, results):
-        if folds != k_fold_indices(n, k):
+        want = k_fold_indices(n, k)
+        if not (isinstance(folds, list) and len(folds) == len(want) and all(
+                isinstance(f, list) and len(f) == len(w)
+                and all(_whole(g, v) for g, v in zip(f, w))
+                for f, w in zip(folds, want))):
             return ("k_fold_indices is not the k contiguous folds, in order, whose "
                     "sizes differ by at most one, larger first (checked: n from 5 "
                     "to 100, k from 2 to n)")
@@ -320,7 +357,8 @@ def test_cross_validated_mse(results):
                          rel_tol=1e-7)
     if wrong:
         return (f"cross_validated_mse is wrong on {wrong} of {len(cases)} data sets "
-                "checked (12 to 40 points, 3 folds to leave-one-out): fit on the "
+                "checked (12 to 40 points, 3 folds to leave-one-out, to 7 "
+                "significant digits): fit on the "
                 "training folds only, and average the squared errors of all held-out "
                 "points")
     return None
@@ -339,7 +377,8 @@ def test_bootstrap_interval(results):
         wrong += _count_wrong(got, bootstrap_interval(*case), rel_tol=1e-9) > 0
     if wrong:
         return (f"bootstrap_interval is wrong on {wrong} of {len(BOOTSTRAP_CASES)} "
-                "samples checked (levels 0.5 to 0.95): resample as the text says, "
+                "samples checked (levels 0.5 to 0.95, to 9 significant digits): "
+                "resample as the text says, "
                 "with the rng given, and take the percentiles of the means")
     return None
 
@@ -358,7 +397,8 @@ def test_paired_t(results):
     wrong = _count_wrong(results, [paired_t(*c) for c in cases])
     if wrong:
         return (f"paired_t_statistic is wrong on {wrong} of {len(cases)} paired "
-                "samples checked (3 to 30 pairs): the mean difference over its "
+                "samples checked (3 to 30 pairs, to 9 significant digits): the mean "
+                "difference over its "
                 "standard error, with the sample standard deviation (n - 1)")
     return None
 
@@ -393,5 +433,97 @@ KEYS = {
         "test_bootstrap_interval": test_bootstrap_interval,
         "test_paired_t": test_paired_t,
         "test_t_answer": test_t_answer,
+    },
+}
+
+
+# ----------------------------------------------------------------- the probes
+# What runs in (a copy of) the student's kernel after each test cell: `needs`, the
+# names of the student's that the probe calls; `code`, Python that sets `results`
+# from them. The inputs are written out here from the same functions the checks
+# use, so that the probe and its check cannot drift apart.
+
+
+def _calls(function: str, cases) -> dict:
+    """A probe that calls `function` on each of `cases` (argument tuples)."""
+    cases = [list(case) for case in cases]
+    return {"needs": [function],
+            "code": f"results = [{function}(*case) for case in {cases!r}]"}
+
+
+def _value(name: str) -> dict:
+    """A probe that reads the value the student stored in `name`."""
+    return {"needs": [name], "code": f"results = {name}"}
+
+
+SMALLEST_BUDGET_PROBE = f"""
+def tenths(scores, n):
+    return n / 10
+
+
+calls = []
+
+
+def reference(scores, n):
+    calls.append(n)
+    x = sorted(scores)
+    b = len(x)
+    return sum(v * ((i / b) ** n - ((i - 1) / b) ** n) for i, v in enumerate(x, 1))
+
+
+results = [smallest_budget(tenths, [], 0.35), smallest_budget(tenths, [], 0.05),
+           smallest_budget(tenths, [], 0.3),
+           smallest_budget(tenths, [], 2.0, max_trials=5)]
+results += [smallest_budget(reference, {BUDGET_SCORES!r}, target, max_trials=200)
+            for target in {BUDGET_TARGETS!r}]
+results.append(max(calls, default=0))
+"""
+
+PROBES = {
+    "expected_max_estimator": {
+        "test_one_trial_is_the_mean": _calls(
+            "expected_max_v", [(sample, 1) for sample in _one_trial_samples()]),
+        "test_brute_force": _calls("expected_max_v", _brute_force_cases()),
+        "test_shape_of_the_curve": {
+            "needs": ["expected_max_v"],
+            "code": f"sample = {_curve_sample()!r}\n"
+                    "results = [[expected_max_v(sample, n) for n in range(1, 101)], "
+                    "expected_max_v(sample, 10_000)]"},
+        "test_smallest_budget": {"needs": ["smallest_budget"],
+                                 "code": SMALLEST_BUDGET_PROBE},
+        "test_budget": _value("budget"),
+    },
+    "randomization_test": {
+        "test_lecture_table": _calls("randomization_test", [
+            (LECTURE_A, LECTURE_B), (LECTURE_B, LECTURE_A), (LECTURE_A, LECTURE_A)]),
+        "test_against_enumeration": _calls("randomization_test", _enumeration_cases()),
+        "test_monte_carlo": {
+            "needs": ["randomization_test_monte_carlo"],
+            "code": "import numpy as np\n"
+                    f"a, b = {[list(v) for v in _monte_carlo_pair()]!r}\n"
+                    "results = [randomization_test_monte_carlo(np.ones(20), "
+                    "np.zeros(20), 100, np.random.default_rng(0)), "
+                    "randomization_test_monte_carlo(a, b, 20_000, "
+                    "np.random.default_rng(1))]"},
+        "test_answer": _value("answer"),
+    },
+    "reading_tuning_curves": {
+        "test_median_a_at_10": _value("median_a_at_10"),
+        "test_strong_budgets": _value("strong_budgets"),
+        "test_answer_band": _value("answer_band"),
+        "test_answer_upper": _value("answer_upper"),
+    },
+    "bootstrap_and_cross_validation": {
+        "test_k_fold_indices": _calls("k_fold_indices", FOLD_CASES),
+        "test_cross_validated_mse": _calls("cross_validated_mse", _regression_cases()),
+        "test_bootstrap_interval": {
+            "needs": ["bootstrap_interval"],
+            "code": "import numpy as np\n"
+                    f"cases = {[list(c) for c in BOOTSTRAP_CASES]!r}\n"
+                    "results = [bootstrap_interval(scores, n_resamples, "
+                    "np.random.default_rng(seed), level) "
+                    "for scores, n_resamples, seed, level in cases]"},
+        "test_paired_t": _calls("paired_t_statistic", _t_cases()),
+        "test_t_answer": _value("t_answer"),
     },
 }

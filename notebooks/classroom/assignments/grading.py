@@ -1,33 +1,55 @@
 """What nbgrader does with the classroom assignments beyond its defaults.
 
-``nbgrader_config.py`` (next to this file) plugs these preprocessors into
-nbgrader's ``autograde`` and ``generate_feedback``:
+``nbgrader_config.py`` (next to this file) plugs these into nbgrader's
+``autograde``, ``generate_feedback`` and ``export``:
 
-``RestoreHiddenTests``
-    nbgrader restores every locked cell from its gradebook copy. A test cell
-    with hidden tests reaches the student without them, so nbgrader used to warn
-    ``Attribute 'checksum' ... has changed!`` for every such cell of every
-    submission, untouched or not. This restores a cell that differs only by its
-    hidden tests silently; a cell the student edited is still restored with the
-    warning.
+``GradeEverySubmission``
+    nbgrader's ``Autograde``, which gives every notebook a grade: a notebook
+    that cannot be graded (a link or a special file handed in as the notebook, a
+    file that is not a notebook, grading settings of its cells changed, or an
+    error of the grader itself on it) scores 0 on every test, with the reason at
+    the top of its feedback, and grading goes on with the next one; ``autograde``
+    exits 0 when every notebook got a grade. Only the notebooks are taken from
+    the student's folder: other files (symbolic links, hard links, special files,
+    anything else) are left out of grading, of ``autograded/`` and of the
+    feedback, and the feedback says so.
+``RestoreLockedCells``
+    nbgrader's ``OverwriteCells``, which restores every locked cell from the
+    gradebook, and every cell's grading settings; a cell whose settings the
+    student changed (a test made into an answer, points edited, a test deleted
+    or added) makes the notebook ungraded (0, with the reason), since its
+    grade would be the student's own.
 ``GradeEveryCell``
-    nbgrader's ``Execute``, which records a grade when the kernel dies (the
-    cell that killed it gets the error, every later cell "not run", so their
-    tests score zero with the reason) instead of dropping the submission, and
-    says a timed-out cell ran past the time limit.
+    nbgrader's ``Execute``, which starts each kernel in the sandbox
+    (``sandbox.py``), runs each test's *probe* (``answer_key.PROBES``) after the
+    test cell and checks the results against ``answer_key.KEYS`` outside the
+    kernel, records a grade when the kernel dies or a cell runs too long (the
+    cell that stopped it gets the error, every later cell "not run", so their
+    tests score zero with the reason), and stops a notebook that runs past its
+    total time or prints more than its output limit, keeping the marks earned
+    before.
 ``EnforceRules``
     Reads what the student wrote (outside the kernel, so nothing the notebook
     does can change it) and takes the points of the tests it concerns, with a
     message, where the student imports a module the assignment does not allow
     (``RULES``), calls a forbidden helper, or changes what the tests rely on:
     assigns to a module's attribute (``np.isclose = ...``), rebinds a name the
-    assignment's set-up cells define as a module, or reaches Python's internals
+    assignment's set-up cells define as a module, reaches Python's internals
     (``exec``, ``globals()``, ``setattr``, dunder attributes, ``get_ipython``),
-    or assigns to any attribute (the assignments need none).
+    or goes around the rules through ``importlib``, ``pkgutil``, ``pickle`` (and
+    numpy's ``allow_pickle``).
+``EscapeStudentHTML``
+    For ``autograde`` and ``generate_feedback``: what a student's code displays
+    as HTML, JavaScript, SVG or Markdown is shown as text, and the student's
+    Markdown answers with their HTML escaped, so that a ``<script>`` reaches
+    neither the teacher's formgrader nor the feedback page as code.
 ``StripAnswerKey``
-    For ``generate_feedback``: removes the hidden tests from the feedback and
-    shortens the error of a test cell that had any to its message, since the
-    traceback quotes the failing line.
+    For ``generate_feedback``: shortens the error of a test cell to its message
+    (the traceback quotes the test's lines), and removes any hidden-test region.
+``LmsExport``
+    ``nbgrader export --exporter=grading.LmsExport``: one row per student and
+    assignment (student, assignment, score, max), for a learning-management
+    system's import.
 
 Where a rule concerns one solution cell, only its tests lose their points (those
 that use the names it defines, and those between it and the next solution cell);
@@ -39,27 +61,38 @@ from __future__ import annotations
 
 import ast
 import builtins
+import html
+import json
+import os
 import re
+import stat
 import sys
+import time
 
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
 from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
-from traitlets import Dict
+from traitlets import Dict, Float, Integer
 
 # Modules a student may import in each assignment (and its submodules); any
 # other import costs the tests of the cell it is in. An assignment not listed
 # here may import anything.
 # Python's standard library, less the modules that reach its internals.
-INTERNAL_MODULES = {"builtins", "ctypes", "importlib", "gc", "inspect", "code", "codeop",
-                    "runpy", "_thread", "sys"}
-STANDARD = set(getattr(sys, "stdlib_module_names", ())) - INTERNAL_MODULES
+INTERNAL_MODULES = {"builtins", "ctypes", "gc", "inspect", "code", "codeop", "_thread",
+                    "sys"}
+# Modules that import or run code by name, out of the rules' sight: importing one
+# is a way around the rules (evp by importlib.import_module("e" + "vp"), exec by
+# pickle.loads), which costs the notebook.
+ROUTES = {"importlib", "pkgutil", "pickle", "_pickle", "marshal", "copyreg", "shelve",
+          "runpy", "zipimport", "site", "dill", "cloudpickle"}
+STANDARD = set(getattr(sys, "stdlib_module_names", ())) - INTERNAL_MODULES - ROUTES
 SCIENTIFIC = {"numpy", "math", "itertools", "functools", "collections", "fractions",
               "statistics", "random", "operator"} | STANDARD
-# Packages the grading kernel cannot import at all (the sandbox hides them): evp's
-# expected_max and paired_permutation_test answer the coding assignments, scipy's
-# permutation_test and ttest_rel too; nbgrader is the grader's.
+# Packages the grading kernel cannot import at all (the sandbox leaves them out of
+# its import path and says why): evp's expected_max and paired_permutation_test
+# answer the coding assignments, scipy's permutation_test and ttest_rel too;
+# nbgrader is the grader's.
 ANSWERS = {"evp", "scipy", "sklearn", "statsmodels", "nbgrader"}
 RULES = {
     "expected_max_estimator": {
@@ -111,32 +144,306 @@ def _error(ename: str, message: str) -> NotebookNode:
                         traceback=[f"{ename}: {message}"])
 
 
+def _note_cell(text: str) -> NotebookNode:
+    """A Markdown cell the grader adds at the top of a notebook: `text` escaped
+    (it may quote file names the student chose)."""
+    import nbformat
+
+    safe = html.escape(text).replace("`", "'").replace("*", "&#42;").replace(
+        "_", "&#95;")
+    return nbformat.v4.new_markdown_cell(f"**Grading note.** {safe}",
+                                         metadata={"evp_grading_note": True})
+
+
+# ------------------------------------------------------------------ the submission
+
+# The most a notebook handed in may weigh (a notebook of this course weighs
+# tens of kB): a larger file is not read.
+MAX_NOTEBOOK_BYTES = 16 << 20
+# What nbgrader itself writes or ignores in a student's folder: not reported.
+NOT_REPORTED = {"timestamp.txt", ".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a file"
+
+
+def refuse_notebook(path: str) -> str | None:
+    """Why the file handed in as a notebook at `path` is not graded, or None:
+    a link (symbolic or hard: it would be someone else's file), a special file
+    (reading a pipe never ends), a file too large to be this course's notebook,
+    or a folder of the student's that is itself a link."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for parent in (folder, os.path.dirname(folder)):  # <student>/<assignment>/
+        if os.path.islink(parent):
+            return (f"the folder handed in ({os.path.basename(parent)}) is a symbolic "
+                    "link, not the student's own folder")
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        return f"the notebook could not be read ({error.strerror})"
+    name = os.path.basename(path)
+    if not stat.S_ISREG(info.st_mode):
+        return (f"{name} is {_kind(info.st_mode)}, not a notebook: only a notebook "
+                "file of the student's own is graded")
+    if info.st_nlink > 1:
+        return (f"{name} is a hard link to another file, not a notebook of the "
+                "student's own")
+    if info.st_size > MAX_NOTEBOOK_BYTES:
+        return (f"{name} weighs {info.st_size / 2**20:.0f} MiB, more than the "
+                f"{MAX_NOTEBOOK_BYTES >> 20} MiB a notebook of this course may")
+    return None
+
+
+def left_out(folder: str, notebooks: set[str]) -> list[str]:
+    """What the student's `folder` holds besides the assignment's notebooks
+    (`notebooks`, file names): each a phrase (name and kind), sorted."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if d not in NOT_REPORTED]
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            relative = os.path.relpath(path, folder)
+            if name in NOT_REPORTED or (relative in notebooks and dirpath == folder):
+                continue
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                continue  # its files are listed one by one
+            found.append(f"{relative} ({_kind(mode)})")
+    return sorted(found)
+
+
 # ------------------------------------------------------------------ autograde
 
 
-class RestoreHiddenTests(OverwriteCells):
-    """nbgrader's ``OverwriteCells``, silent on a cell that lacks only its hidden
-    tests (how every student receives it)."""
+try:
+    from nbgrader.converters import Autograde
+except ImportError:  # an nbgrader without converters: the tests of the rules only
+    Autograde = object
+
+
+class GradeEverySubmission(Autograde):
+    """nbgrader's ``Autograde``: every notebook gets a grade (this module's
+    docstring), and only the notebooks are taken from the student's folder."""
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        import nbgrader.converters.base as base
+
+        submission = os.path.normpath(self._format_source(assignment_id, student_id))
+        original = base.find_all_files
+
+        def notebooks_only(path, exclude=None):
+            if os.path.normpath(path) == submission:
+                return []  # the student's other files are not graded, nor copied
+            return original(path, exclude)
+
+        base.find_all_files = notebooks_only
+        try:
+            super().init_assignment(assignment_id, student_id)
+        finally:
+            base.find_all_files = original
+        names = {os.path.basename(n) for n in self.notebooks}
+        self._left_out = left_out(submission, names) if os.path.isdir(submission) else []
+        if self._left_out:
+            self.log.warning("%s %s: left out of grading: %s", student_id,
+                             assignment_id, ", ".join(self._left_out))
+
+    def convert_single_notebook(self, notebook_filename: str) -> None:
+        import sqlalchemy
+
+        self._notes = []
+        if getattr(self, "_left_out", None):
+            self._notes.append(
+                "Only the notebook was graded. Left out (not graded, not returned): "
+                + ", ".join(self._left_out) + ".")
+        reason = refuse_notebook(notebook_filename)
+        if reason is None:
+            try:
+                return super().convert_single_notebook(notebook_filename)
+            except (KeyboardInterrupt, sqlalchemy.exc.OperationalError):
+                raise
+            except Exception as error:
+                self.log.exception("Grading %s failed", notebook_filename)
+                reason = self._reason(error)
+        self.log.warning("Not graded, 0 points: %s: %s", notebook_filename, reason)
+        self._sanitizing = True
+        self._grade_zero(notebook_filename, reason)
+
+    @staticmethod
+    def _reason(error: Exception) -> str:
+        from nbformat.reader import NotJSONError
+
+        if isinstance(error, NotJSONError | UnicodeDecodeError | json.JSONDecodeError):
+            return "the file handed in is not a notebook (it is not valid notebook JSON)"
+        if "Inconsistent checksums" in str(error):
+            return ("the grading settings of the notebook's locked cells were changed "
+                    "and could not be restored")
+        text = str(error).splitlines()[0][:200] if str(error) else ""
+        return (f"the notebook could not be graded ({type(error).__name__}"
+                f"{': ' + text if text else ''})")
+
+    def _grade_zero(self, notebook_filename: str, reason: str) -> None:
+        """Record 0 on every test of the notebook, with `reason`: the released
+        notebook (or an empty one) goes through the grading steps without
+        running anything."""
+        import nbformat
+
+        resources = self.init_single_notebook_resources(notebook_filename)
+        resources["evp_not_graded"] = reason
+        resources["evp_notes"] = list(self._notes)
+        release = self.coursedir.format_path(
+            self.coursedir.release_directory, ".", resources["nbgrader"]["assignment"])
+        path = os.path.join(release, os.path.basename(notebook_filename))
+        if os.path.isfile(path) and not os.path.islink(path):
+            nb = nbformat.read(path, as_version=4)
+        else:
+            nb = nbformat.v4.new_notebook()
+        dest = self._format_dest(resources["nbgrader"]["assignment"],
+                                 resources["nbgrader"]["student"])
+        os.makedirs(dest, exist_ok=True)
+        self._sanitizing = False
+        self._init_preprocessors()
+        try:
+            output, resources = self.exporter.from_notebook_node(nb, resources=resources)
+            self.write_single_notebook(output, resources)
+        finally:
+            self._sanitizing = True
+
+    def init_single_notebook_resources(self, notebook_filename: str) -> dict:
+        resources = super().init_single_notebook_resources(notebook_filename)
+        resources["evp_notes"] = list(getattr(self, "_notes", []))
+        return resources
+
+
+class RestoreLockedCells(OverwriteCells):
+    """nbgrader's ``OverwriteCells``: locked cells and every cell's grading
+    settings restored from the gradebook; a change to the settings (not only
+    to a locked cell's text) leaves the notebook ungraded, with the reason."""
+
+    def preprocess(self, nb, resources):
+        from nbgrader.api import Gradebook
+
+        self.notebook_id = resources["nbgrader"]["notebook"]
+        self.assignment_id = resources["nbgrader"]["assignment"]
+        self.db_url = resources["nbgrader"]["db_url"]
+        self.gradebook = Gradebook(self.db_url)
+        self._changed = []
+        with self.gradebook:
+            source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+            expected = ({c.name for c in source.grade_cells}
+                        | {c.name for c in source.solution_cells})
+            for index, cell in enumerate(nb.cells):
+                nb.cells[index], resources = self.preprocess_cell(cell, resources, index)
+            present = {c.metadata.nbgrader["grade_id"] for c in nb.cells
+                       if "grade_id" in c.metadata.get("nbgrader", {})}
+            for name in sorted(expected - present):
+                self._changed.append(f"cell '{name}' is missing")
+        if self._changed:
+            more = f" (and {len(self._changed) - 1} more)" if len(self._changed) > 1 else ""
+            # In the notebook: autograde reads it back from autograded/ to grade it.
+            nb.metadata["evp_not_graded"] = (
+                "the grading settings of the notebook's cells were changed "
+                f"({self._changed[0]}{more}), so its grade would not be the "
+                "assignment's; ask your teacher")
+        return nb, resources
 
     def preprocess_cell(self, cell, resources, cell_index):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id is not None and cell.cell_type == "code":
-            try:
-                source = self.gradebook.find_source_cell(
-                    grade_id, self.notebook_id, self.assignment_id)
-            except MissingEntry:
-                source = None
-            if (source is not None and source.locked
-                    and source.source != cell.source
-                    and strip_hidden_tests(source.source).strip()
-                    == cell.source.strip()):
-                cell.source = source.source
-        return super().preprocess_cell(cell, resources, cell_index)
+        meta = cell.metadata.get("nbgrader")
+        if meta is None:
+            return cell, resources
+        grade_id = meta.get("grade_id")
+        if grade_id is None:
+            if meta.get("grade") or meta.get("solution") or meta.get("locked"):
+                self._changed.append(f"cell {cell_index + 1} is marked for grading "
+                                     "but is not one of the assignment's")
+            del cell.metadata["nbgrader"]
+            return cell, resources
+        try:
+            source = self.gradebook.find_source_cell(grade_id, self.notebook_id,
+                                                     self.assignment_id)
+        except MissingEntry:
+            self._changed.append(f"cell '{grade_id}' is not one of the assignment's")
+            del cell.metadata["nbgrader"]
+            return cell, resources
+        try:
+            points = self.gradebook.find_graded_cell(
+                grade_id, self.notebook_id, self.assignment_id).max_score
+        except MissingEntry:
+            points = None
+        try:
+            self.gradebook.find_solution_cell(grade_id, self.notebook_id,
+                                              self.assignment_id)
+            solution = True
+        except MissingEntry:
+            solution = False
+        want = {"grade": points is not None, "solution": solution,
+                "locked": bool(source.locked)}
+        got = {key: bool(meta.get(key)) for key in want}
+        if (got != want or cell.cell_type != source.cell_type
+                or (points is not None and _points(meta) != float(points))):
+            self._changed.append(f"cell '{grade_id}' had its grading settings changed")
+        if cell.cell_type != source.cell_type:
+            self.update_cell_type(cell, source.cell_type)
+        meta.update(want)
+        meta["checksum"] = source.checksum
+        if points is not None:
+            meta["points"] = float(points)
+        else:
+            meta.pop("points", None)
+        if source.locked and utils.compute_checksum(cell) != source.checksum:
+            self.report_change(grade_id, "checksum", source.checksum,
+                               utils.compute_checksum(cell))
+            cell.source = source.source
+            if utils.compute_checksum(cell) != source.checksum:
+                self._changed.append(f"cell '{grade_id}' could not be restored")
+        return cell, resources
+
+
+def _points(meta: dict) -> float | None:
+    try:
+        return float(meta.get("points"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _load_key():
+    """The course's answer_key.py (beside this file), or None."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answer_key.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location("evp_answer_key", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The code sent to the kernel after a test cell: it runs the probe runner
+# (sandbox's /evp-probe/runner.py) in a namespace of its own, outside the
+# kernel's history, binding no name of the notebook's.
+PROBE_STUB = ('__import__("builtins").exec(__import__("io").open({runner!r}).read(), '
+              '{{"__name__": "__grader__", "USER_NS": __import__("builtins").globals(), '
+              '"PATHS": {paths!r}, "LIMIT": {limit!r}}})')
+MAX_REPLY_BYTES = 8 << 20
 
 
 class GradeEveryCell(Execute):
-    """nbgrader's ``Execute``, which grades the cells it could not run as errors
-    with the reason, so that every submission gets a grade."""
+    """nbgrader's ``Execute`` in the sandbox, with the probes and the limits of
+    this module's docstring."""
 
     error_on_timeout = Dict(default_value={
         "ename": "TimeLimit",
@@ -145,6 +452,12 @@ class GradeEveryCell(Execute):
         "traceback": ["TimeLimit: this cell ran past the time limit and was stopped "
                       "(an endless loop?)"],
     }).tag(config=True)
+    notebook_timeout = Float(300, help=(
+        "Seconds a whole notebook may run (its cells and its tests' probes); "
+        "the rest is not run and scores zero, with the reason.")).tag(config=True)
+    max_output_bytes = Integer(4 << 20, help=(
+        "Bytes of output a notebook may show in all; the rest is dropped and the "
+        "notebook is stopped there, with the reason.")).tag(config=True)
 
     def __init__(self, *args, **kwargs):
         # Every kernel in the sandbox (sandbox.py), unless the teacher names another
@@ -156,52 +469,286 @@ class GradeEveryCell(Execute):
         super().__init__(*args, **kwargs)
 
     def create_kernel_manager(self):
-        """The sandbox's kernel manager (nbgrader_config.py), told which packages
-        this assignment's kernel must not import."""
+        """The sandbox's kernel manager (nbgrader_config.py), told what this
+        assignment's kernel may import."""
         km = super().create_kernel_manager()
         if hasattr(km, "hidden"):
             rules = RULES.get(self._assignment, {})
             km.hidden = set(rules.get("hidden", km.hidden))
-            km.shown = set(rules.get("allowed") or ()) - km.hidden
+            allowed = set(rules.get("allowed") or ()) | {"numpy"}
+            km.allowed = allowed - set(sys.stdlib_module_names) - km.hidden
         return km
 
     def preprocess(self, nb, resources=None, km=None):
-        self._assignment = (resources or {}).get("nbgrader", {}).get("assignment")
+        resources = resources if resources is not None else {}
+        self._assignment = resources.get("nbgrader", {}).get("assignment")
         self._stopped = None
+        self._started = None  # when the first cell runs: the kernel's start is free
+        self._output_bytes = 0
+        self._output_over = False
+        key = _load_key()
+        self._checks = key.KEYS.get(self._assignment, {}) if key else {}
+        self._probes = key.PROBES.get(self._assignment, {}) if key else {}
+        notes = resources.get("evp_notes") or []
+        reason = (resources.get("evp_not_graded")
+                  or nb.metadata.pop("evp_not_graded", None))
+        if reason:  # nothing of the student's runs
+            for cell in nb.cells:
+                if cell.cell_type == "code":
+                    cell.outputs = ([_error("NotGraded", f"not graded: {reason}")]
+                                    if utils.is_grade(cell) else [])
+            nb.cells.insert(0, _note_cell(
+                f"This notebook was not graded: {reason}. Every test scores 0."))
+            for note in reversed(notes):
+                nb.cells.insert(1, _note_cell(note))
+            return nb, resources
         try:
-            return super().preprocess(nb, resources, km)
+            nb, resources = super().preprocess(nb, resources, km)
         except Exception as error:  # the kernel could not be shut down cleanly
             if self._stopped is None:
                 raise
-            self.log.warning("After the kernel died: %s", error)
-            return nb, resources
-        finally:  # the sandbox's scratch folder, whatever happened
+            self.log.warning("After the kernel stopped: %s", error)
+        finally:  # the sandbox's files, whatever happened
             remove = getattr(getattr(self, "km", None), "remove_workdir", None)
             if remove is not None:
                 remove()
+        for note in reversed(notes):
+            nb.cells.insert(0, _note_cell(note))
+        return nb, resources
+
+    def _left(self) -> float:
+        """Seconds the notebook may still run."""
+        if self._started is None:
+            return self.notebook_timeout
+        return self.notebook_timeout - (time.monotonic() - self._started)
+
+    def _get_timeout(self, cell):
+        timeout = super()._get_timeout(cell)
+        left = self._left()
+        return max(1, int(min(timeout or left, left)))
 
     def preprocess_cell(self, cell, resources, index):
+        if self._started is None:
+            self._started = time.monotonic()
+        if self._stopped is None and cell.cell_type == "code":
+            if self._left() <= 0:
+                self._stop(f"the notebook ran past its total time limit of "
+                           f"{self.notebook_timeout:g} s", index, resources)
+            elif self._output_over:
+                self._stop(f"the notebook's output passed its limit of "
+                           f"{self.max_output_bytes >> 20} MiB", index, resources)
         if self._stopped is not None:
             if cell.cell_type == "code":
                 cell.outputs = [_error("NotRun", f"not run: {self._stopped}")]
             return cell, resources
         try:
-            return super().preprocess_cell(cell, resources, index)
+            cell, resources = super().preprocess_cell(cell, resources, index)
         except Exception as error:
             from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
             if isinstance(error, DeadKernelError):
-                reason = ("the kernel died while running this cell (it ran out of "
-                          "memory, or the code ended Python)")
+                reason = self._why_stopped() or (
+                    "the kernel died while running this cell (it ran out of memory, "
+                    "or the code ended Python)")
+            elif isinstance(error, CellTimeoutError) and self._output_over:
+                reason = (f"this cell's output passed the notebook's limit of "
+                          f"{self.max_output_bytes >> 20} MiB and was cut")
             elif isinstance(error, CellTimeoutError):
                 reason = "this cell ran past the time limit and could not be stopped"
             else:
                 raise
-            self.log.warning("%s: cell %d of %s", reason, index,
-                             resources.get("nbgrader", {}).get("student"))
-            self._stopped = reason.replace("this cell", f"cell {index + 1}")
+            if self._output_over:
+                reason = (f"the notebook's output passed its limit of "
+                          f"{self.max_output_bytes >> 20} MiB")
+            self._stop(reason, index, resources)
             cell.outputs = [*cell.get("outputs", []), _error("KernelStopped", reason)]
             return cell, resources
+        if self._output_over:
+            cell.outputs.append(_error(
+                "OutputLimit", f"this cell's output passed the notebook's limit of "
+                f"{self.max_output_bytes >> 20} MiB and was cut; the notebook stops "
+                "here"))
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if (cell.cell_type == "code" and utils.is_grade(cell)
+                and grade_id in self._probes and grade_id in self._checks
+                and not any(o.output_type == "error" for o in cell.outputs)):
+            message = self._probe_and_check(grade_id, index, resources)
+            if message:
+                cell.outputs.append(_error("WrongResult", message))
+        return cell, resources
+
+    def _stop(self, reason: str, index: int, resources) -> None:
+        self.log.warning("%s: cell %d of %s", reason, index,
+                         resources.get("nbgrader", {}).get("student"))
+        self._stopped = reason.replace("this cell", f"cell {index + 1}")
+
+    def _why_stopped(self) -> str | None:
+        reason = getattr(self.km, "stop_reason", lambda: None)()
+        return f"the sandbox stopped the notebook: {reason}" if reason else None
+
+    # -------------------------------------------------------------- output limit
+
+    def process_message(self, msg, cell, cell_index):
+        if msg["msg_type"] in ("stream", "display_data", "execute_result", "error",
+                               "update_display_data"):
+            content = msg.get("content", {})
+            size = len(content.get("text", "")) + sum(
+                len(v) if isinstance(v, str) else len(json.dumps(v))
+                for v in (content.get("data") or {}).values()) + sum(
+                len(line) for line in content.get("traceback") or [])
+            self._output_bytes += size
+            if self._output_bytes > self.max_output_bytes:
+                if not self._output_over:
+                    self._output_over = True
+                    self._interrupt_soon()
+                return None  # dropped
+        return super().process_message(msg, cell, cell_index)
+
+    def _interrupt_soon(self) -> None:
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        result = self.km.interrupt_kernel()
+        if asyncio.iscoroutine(result):
+            loop.create_task(result)
+
+    # -------------------------------------------------------------- probes
+
+    def _probe_and_check(self, grade_id: str, index: int, resources) -> str | None:
+        """Run the test's probe in (a copy of) the kernel; compare its results
+        with the answer key here; the message for a wrong result, or None."""
+        from nbclient.exceptions import DeadKernelError
+
+        limit = max(1.0, min(float(self.timeout or 30), self._left()))
+        try:
+            reply = self._run_probe(self._probes[grade_id], limit)
+        except DeadKernelError:
+            reason = self._why_stopped() or (
+                "the kernel died while the grader ran this test")
+            self._stop(reason, index, resources)
+            return f"the test could not run: {reason}"
+        return judge(self._checks[grade_id], reply, self._probes[grade_id]["needs"])
+
+    def _run_probe(self, probe: dict, limit: float) -> dict | None:
+        from nbclient.util import run_sync
+
+        return run_sync(self._async_run_probe)(probe, limit)
+
+    async def _async_run_probe(self, probe: dict, limit: float) -> dict | None:
+        from queue import Empty
+
+        folder = self.km.probe_folder
+        paths = self.km.probe_paths
+        request, reply = folder / "request.json", folder / "reply.json"
+        _overwrite(reply, b"")
+        _overwrite(request, json.dumps(probe).encode())
+        code = PROBE_STUB.format(runner=paths["runner.py"], limit=limit,
+                                 paths={k: v for k, v in paths.items()
+                                        if k != "runner.py"})
+        try:
+            msg_id = self.kc.execute(code, silent=True, store_history=False,
+                                     allow_stdin=False, stop_on_error=False)
+            deadline = time.monotonic() + limit + 15
+            interrupted = False
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if interrupted:
+                        from nbclient.exceptions import DeadKernelError
+
+                        raise DeadKernelError("the kernel did not answer the grader")
+                    await _maybe_await(self.km.interrupt_kernel())
+                    interrupted, deadline = True, time.monotonic() + 10
+                    continue
+                try:
+                    msg = await _maybe_await(
+                        self.kc.shell_channel.get_msg(timeout=min(1.0, left)))
+                except Empty:
+                    await self._async_check_alive()
+                    continue
+                if msg["parent_header"].get("msg_id") == msg_id:
+                    break
+            # What the probe sent on IOPub (nothing of it is shown): drained.
+            stop = time.monotonic() + 5
+            while time.monotonic() < stop:
+                try:
+                    msg = await _maybe_await(self.kc.iopub_channel.get_msg(timeout=0.5))
+                except Empty:
+                    break
+                if (msg["parent_header"].get("msg_id") == msg_id
+                        and msg["msg_type"] == "status"
+                        and msg["content"].get("execution_state") == "idle"):
+                    break
+        finally:
+            _overwrite(request, b"")  # no later cell can read the probe
+        return _read_reply(reply)
+
+
+async def _maybe_await(value):
+    import inspect
+
+    return await value if inspect.isawaitable(value) else value
+
+
+def _overwrite(path, data: bytes) -> None:
+    """Write `data` into the existing file `path` (the sandbox sees this very
+    file), never through a link."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _read_reply(path) -> dict | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, MAX_REPLY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if not data or len(data) > MAX_REPLY_BYTES:
+        return None
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def judge(check, reply: dict | None, needs: list[str]) -> str | None:
+    """The sentence for the student's feedback when the probe's `reply` is not
+    right (None when it is): `check` (the answer key's) decides on results."""
+    names = " and ".join(needs)
+    if reply is None:
+        return ("the test could not report its results (did your code end Python, "
+                "or change how files are written?)")
+    if "missing" in reply:
+        missing = ", ".join(str(n)[:60] for n in reply["missing"])
+        return (f"the test could not use {missing}: it is not defined (run the cell "
+                "that defines it, and fix its error first)")
+    if "raised" in reply:
+        return (f"{names} raised {str(reply['raised'])[:60]} on some of the inputs "
+                "this test checks (the visible asserts passed; try other inputs)")
+    if "stopped" in reply:
+        if reply["stopped"] == "time":
+            return (f"{names} ran past the time limit on the inputs this test checks "
+                    "(an endless loop, or a very slow one?)")
+        return (f"{names} was stopped on the inputs this test checks (it ran out of "
+                "memory, or ended Python)")
+    if "results" not in reply:
+        return "the test could not report its results"
+    try:
+        return check(reply["results"])
+    except Exception:  # results of the wrong shape
+        return "the results are not of the kind the test asks for"
 
 
 def _is_student_cell(cell) -> bool:
@@ -209,15 +756,30 @@ def _is_student_cell(cell) -> bool:
     return cell.cell_type == "code" and (meta.get("solution") or not meta.get("locked"))
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
+    """The names a cell binds in the notebook's namespace: not those bound inside
+    the functions, classes and comprehensions it defines (a loop variable of a
+    comprehension is the comprehension's own)."""
     names = set()
-    for node in ast.walk(tree):
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)  # a walrus binds in the enclosing scope
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Global):
+            names.update(node.names)
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
     return names
 
 
@@ -251,7 +813,9 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
       Python's internals (``exec``, ``getattr``, dunder attributes), a change to a
       module the tests use (``np.isclose = ...``), a string naming the course's
       files (``gradebook``, ``source/``, ``nbgrader_config``) or an internal
-      (``"exec"``, ``"__builtins__"``), an ``__eq__`` that is always true;
+      (``"exec"``, ``"__builtins__"``), an ``__eq__`` that is always true, an
+      import of a module that imports or runs code by name (``importlib``,
+      ``pkgutil``, ``pickle``: ``ROUTES``), numpy's ``allow_pickle``;
     - forbidden: an import or a helper the assignment does not allow, which costs
       the tests of the cell;
     - notes: harmless code that shadows a name (``for round in ...``, ``from numpy
@@ -280,7 +844,10 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""])
             for name in names:
-                if allowed is not None and name.split(".")[0] not in allowed:
+                if name.split(".")[0] in ROUTES:
+                    cheats.append(f"line {line} imports {name}, which imports or runs "
+                                  "code by name, around the rules")
+                elif allowed is not None and name.split(".")[0] not in allowed:
                     forbidden.append(f"line {line} imports {name}: {rules['why']}")
             if {a.name for a in node.names} & helpers:
                 forbidden.append(f"line {line} imports a helper the assignment "
@@ -290,6 +857,11 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
                 notes.append(f"line {line} imports everything from {node.module}, "
                              "which shadows built-ins such as max and sum (no points "
                              "lost): import the names you need")
+        if (isinstance(node, ast.keyword) and node.arg == "allow_pickle"
+                and not (isinstance(node.value, ast.Constant)
+                         and node.value.value is False)):
+            cheats.append(f"line {getattr(node.value, 'lineno', '?')} loads pickled "
+                          "objects (allow_pickle), which can run any code")
         if isinstance(node, ast.Name) and node.id in helpers:
             forbidden.append(f"line {line} uses {node.id}: {rules['why']}")
         if isinstance(node, ast.Attribute):
@@ -336,7 +908,8 @@ def find_problems(source: str, rules: dict, setup_modules: dict[str, str],
 # The course's files and folders: a string naming one is an attempt to read or
 # change what grades (the sandbox stops it; the rule names it).
 COURSE_FILES = ("gradebook", "nbgrader_config", "source/", "release/",
-                "autograded", "submitted/", "answer_key", "grading.py", "../")
+                "autograded", "submitted/", "answer_key", "grading.py", "../",
+                "evp-probe", "probe_runner")
 HARMLESS_DUNDERS = {"__init__", "__name__", "__doc__", "__main__", "__repr__",
                     "__str__", "__len__", "__iter__", "__next__", "__post_init__",
                     "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__enter__",
@@ -389,18 +962,13 @@ BUILTINS = {name for name in dir(builtins) if not name.startswith("_")}
 def _bound_names_shallow(statement: ast.stmt) -> set[str]:
     """Names one top-level statement binds in the notebook's namespace (not
     those bound inside the functions or classes it defines)."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {statement.name}
-    names = set()
-    for node in ast.walk(statement):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                             ast.ClassDef)):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
+    module = ast.Module(body=[statement], type_ignores=[])
+    return _bound_names(module) - _global_names(statement)
+
+
+def _global_names(statement: ast.stmt) -> set[str]:
+    return {name for node in ast.walk(statement) if isinstance(node, ast.Global)
+            for name in node.names}
 
 
 def _drop_magics(source: str) -> str:
@@ -479,81 +1047,6 @@ class EnforceRules(NbGraderPreprocessor):
         return nb, resources
 
 
-RESULT = "[evp-grading]"
-
-
-def _load_key():
-    """The course's answer_key.py (beside this file), or None."""
-    import importlib.util
-    import os
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answer_key.py")
-    if not os.path.exists(path):
-        return None
-    spec = importlib.util.spec_from_file_location("evp_answer_key", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class CheckResults(NbGraderPreprocessor):
-    """Compare each test cell's results with the answer key, in this process.
-
-    A test cell's hidden part prints the student's results as JSON after
-    ``[evp-grading]``; the results leave the sandbox as text, so nothing the
-    student's kernel does (patched functions, objects that equal anything) can
-    change the comparison, and the expected values never enter the kernel. A test
-    cell whose results are missing, unreadable or wrong gets an error that says
-    what was checked, and scores zero."""
-
-    def preprocess(self, nb, resources):
-        assignment = resources.get("nbgrader", {}).get("assignment")
-        key = _load_key()
-        checks = (key.KEYS.get(assignment, {}) if key is not None else {})
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if cell.cell_type != "code" or not utils.is_grade(cell):
-                continue
-            found, outputs = [], []
-            for output in cell.get("outputs", []):
-                if output.output_type == "stream" and RESULT in output.text:
-                    kept = []
-                    for line in output.text.splitlines(keepends=True):
-                        if line.startswith(RESULT):
-                            found.append(line[len(RESULT):].strip())
-                        else:
-                            kept.append(line)
-                    output.text = "".join(kept)
-                    if not output.text:
-                        continue
-                outputs.append(output)
-            cell.outputs = outputs
-            if grade_id not in checks:
-                continue
-            if any(o.output_type == "error" for o in outputs):
-                continue  # a visible test failed, or the cell could not run
-            message = self._judge(checks[grade_id], found)
-            if message:
-                cell.outputs.append(_error("WrongResult", message))
-        return nb, resources
-
-    @staticmethod
-    def _judge(check, found: list[str]) -> str | None:
-        import json
-
-        if len(found) != 1:
-            return ("the test could not report its results (did the cell run to the "
-                    "end, and did your code leave print and json as they are?)")
-        try:
-            results = json.loads(found[0])
-        except ValueError:
-            return "the test's results could not be read as plain numbers and text"
-        try:
-            return check(results)
-        except Exception:  # results of the wrong shape
-            return "the results are not of the kind the test asks for"
-
-
 def _tests_after(cells, index: int) -> list:
     """The test cells that follow cell `index`, up to the next solution cell."""
     found = []
@@ -575,10 +1068,44 @@ def _used_names(source: str) -> set[str]:
 
 # ------------------------------------------------------------------ feedback
 
+# What a student's code may display that a browser would run or render as
+# markup: shown as text instead (text/plain is kept beside it).
+ACTIVE_OUTPUTS = ("text/html", "application/javascript", "text/javascript",
+                  "image/svg+xml", "text/markdown", "text/latex")
+
+
+class EscapeStudentHTML(NbGraderPreprocessor):
+    """Show as text what a student's code or Markdown would make a browser run:
+    HTML, JavaScript, SVG and Markdown outputs are dropped where a plain-text
+    version exists (else replaced by one), and the HTML in the student's own
+    Markdown cells is escaped. Locked cells are the teacher's, restored from
+    the gradebook, and kept as they are."""
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.metadata.get("nbgrader", {})
+        student = meta.get("solution") or not meta.get("locked")
+        if cell.cell_type == "markdown" and student and not cell.metadata.get(
+                "evp_grading_note"):
+            cell.source = html.escape(cell.source, quote=False)
+            cell.pop("attachments", None)
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if not data:
+                continue
+            for mime in list(data):
+                if mime in ACTIVE_OUTPUTS or mime.startswith("application/vnd"):
+                    text = data.pop(mime)
+                    if "text/plain" not in data:
+                        data["text/plain"] = (text if isinstance(text, str)
+                                              else json.dumps(text))[:10_000]
+        return cell, resources
+
 
 class StripAnswerKey(NbGraderPreprocessor):
-    """Remove hidden tests from what goes back to students, and the tracebacks
-    that would quote them."""
+    """Remove any hidden-test region from what goes back to students (the
+    course's notebooks have none: the tests' probes live in answer_key.py), and
+    shorten a test cell's error to its message, since a traceback quotes the
+    test's code."""
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
@@ -587,7 +1114,75 @@ class StripAnswerKey(NbGraderPreprocessor):
         if stripped != cell.source or "HIDDEN TESTS" in cell.source:
             cell.source = stripped.replace("### BEGIN HIDDEN TESTS", "").replace(
                 "### END HIDDEN TESTS", "")
+        if stripped != cell.source or utils.is_grade(cell):
             for output in cell.get("outputs", []):
                 if output.output_type == "error":
                     output.traceback = [f"{output.ename}: {output.evalue}"]
         return cell, resources
+
+
+# ------------------------------------------------------------------ export
+
+try:
+    from nbgrader.plugins import ExportPlugin
+except ImportError:
+    ExportPlugin = object
+
+
+class LmsExport(ExportPlugin):
+    """Grades for a learning-management system: one row per student and
+    assignment, ``student,assignment,score,max`` (the score after nbgrader's
+    late penalty; 0 for an assignment not handed in), written to ``--to``
+    (default ``lms_grades.csv``).
+
+        nbgrader export --exporter=grading.LmsExport --to lms_grades.csv
+    """
+
+    def export(self, gradebook) -> None:
+        import csv
+
+        dest = self.to or "lms_grades.csv"
+        students = {str(s) for s in self.student}
+        assignments = {str(a) for a in self.assignment}
+        rows = []
+        for assignment in gradebook.assignments:
+            if assignments and assignment.name not in assignments:
+                continue
+            for student in gradebook.students:
+                if students and student.id not in students:
+                    continue
+                try:
+                    submission = gradebook.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    score = 0.0
+                else:
+                    penalty = submission.late_submission_penalty or 0.0
+                    score = max(0.0, (submission.score or 0.0) - penalty)
+                rows.append((student.id, assignment.name, f"{score:g}",
+                             f"{assignment.max_score:g}"))
+        self.log.info("Exporting %d grades to %s", len(rows), dest)
+        tmp = f"{dest}.tmp-{os.getpid()}"
+        with open(tmp, "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(("student", "assignment", "score", "max"))
+            writer.writerows(sorted(rows))
+        os.replace(tmp, dest)
+
+
+# ------------------------------------------------------------------ late work
+
+try:
+    from nbgrader.plugins import LateSubmissionPlugin
+except ImportError:
+    LateSubmissionPlugin = object
+
+
+class HalfUpToADay(LateSubmissionPlugin):
+    """A late-submission policy: up to 24 hours late costs half the points,
+    later costs all of them (``c.AssignLatePenalties.plugin_class =
+    "grading.HalfUpToADay"`` in ``nbgrader_config.py``)."""
+
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        if total_seconds_late <= 0:
+            return None
+        return score / 2 if total_seconds_late <= 24 * 3600 else score
