@@ -51,10 +51,12 @@ ONE = ("blank", "crash", "loop", "cheat_config", "cheat_operator", "cheat_disk",
        "disrupt_output", "disrupt_memory", "neighbour")
 FIRST = ("flat_curve", "disrupt_sleep")
 STUDENTS = (*EVERY, *ONE, *FIRST)
-# The suite stops a running cell after a few seconds (the course's setting is
-# 30 s), and a notebook after 30 s in all (the course's: 300 s).
-TIME_LIMIT = 5
-NOTEBOOK_LIMIT = 30
+# A cell may run 30 s, as in the course: on a loaded machine the reading
+# assignment's set-up cell (evp, matplotlib, a figure) takes more than 5 s, and
+# a tighter limit would grade the machine's load. A notebook may run 60 s in all
+# (the course's: 300 s), so that the sleeping student is cut in a minute.
+TIME_LIMIT = 30
+NOTEBOOK_LIMIT = 60
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +192,7 @@ def test_feedback_holds_the_students_page_only(run, grading_run):
     side = run["course"] / "feedback" / "cheat_side_files" / "randomization_test"
     assert sorted(p.name for p in side.iterdir()) == ["randomization_test.html"]
     page = (side / "randomization_test.html").read_text()
-    assert "Left out" in page and "answer&#95;key.py (a symbolic link)" in page
+    assert "Left out" in page and "answer_key.py (a symbolic link)" in page
 
 
 def test_a_students_html_is_text_in_the_feedback(run):

@@ -218,6 +218,10 @@ def test_plain_data_is_the_values_not_the_student_classes(runner):
     assert plain(np.str_("B")) == "B" and type(plain(np.str_("B"))) is str
     assert type(plain(Anything(0.5))) is float and plain(Anything(0.5)) == 0.5
     assert plain(Sneaky([7])) == [7]  # what the list holds, not what it says
+    assert plain(range(1, 3)) == [1, 2] and plain({3, 1}) == [1, 3]
+    from fractions import Fraction
+
+    assert plain(Fraction(1, 4)) == 0.25
     assert plain(object())["unreadable"] == "object"
     assert plain({"a": 1}) == {"unreadable": "dict"}
 
@@ -495,3 +499,11 @@ def test_a_students_html_is_shown_as_text(grading):
     assert "<script>" not in nb.cells[1].source
     assert "&lt;script&gt;" in nb.cells[1].source
     assert nb.cells[2].source == "<b>the question</b>"  # the teacher's, restored
+
+
+def test_the_late_policy_halves_a_day_late_and_zeroes_later(grading):
+    policy = grading.HalfUpToADay()
+    assert policy.late_submission_penalty("s", 8.0, 0) is None
+    assert policy.late_submission_penalty("s", 8.0, 3600) == 4.0
+    assert policy.late_submission_penalty("s", 8.0, 24 * 3600) == 4.0
+    assert policy.late_submission_penalty("s", 8.0, 24 * 3600 + 1) == 8.0

@@ -36,6 +36,7 @@ exits non-zero on any difference. The students:
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib.util
 import os
@@ -622,6 +623,8 @@ FULL = {
                                        "test_bootstrap_interval": 2, "test_paired_t": 2,
                                        "test_t_answer": 1},
 }
+# Points a teaching assistant gives (not autograded; part of the maximum).
+BY_HAND = {"bootstrap_and_cross_validation": 6}
 # The tests each kind loses (right, honest, numpy_types, html, the leftovers and
 # the neighbour lose none; blank, the cheats and the ungraded lose all).
 LOSES = {
@@ -853,10 +856,13 @@ def _leftovers() -> list[str]:
 def grade_class(course: Path, students=STUDENTS, assignments=None,
                 timeout: int | None = None, options: tuple[str, ...] = (),
                 jobs: int = 1, notebook_timeout: float | None = 60,
-                hogs: int = 0, hands_in: dict[str, list[str]] | None = None) -> dict:
+                hogs: int = 0, hands_in: dict[str, list[str]] | None = None,
+                memory_limit: int | None = 512 << 20, progress: bool = False) -> dict:
     """Release, hand in, grade, return feedback; what happened, as a dict.
     `hands_in` ({student: assignments}) says who hands in what (default: every
-    student every assignment)."""
+    student every assignment); `memory_limit`, the memory a notebook's
+    processes may hold together (default 512 MiB, light on the machine; None:
+    the course's own, 4 GiB)."""
     assignments = list(assignments or sorted(FULL))
     students = list(students)
     hands_in = {s: [a for a in (hands_in or {}).get(s, assignments)
@@ -872,8 +878,8 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
     extra = [*([f"--GradeEveryCell.timeout={timeout}"] if timeout else []),
              *([f"--GradeEveryCell.notebook_timeout={notebook_timeout}"]
                if notebook_timeout else []),
-             # the memory limit of a notebook's processes, light on the machine
-             "--SandboxKernelManager.limits=memory_bytes=536870912", *options]
+             *([f"--SandboxKernelManager.limits=memory_bytes={memory_limit}"]
+               if memory_limit else []), *options]
     seconds, logs = {}, {}
     hogging = _hogs(hogs)
     try:
@@ -883,6 +889,10 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
                 course, assignment, [s for s in students if assignment in hands_in[s]],
                 jobs, tuple(extra))
             seconds[assignment] = time.perf_counter() - start
+            if progress:
+                print(f"autograde {assignment}: {seconds[assignment]:.1f} s, "
+                      f"{time.strftime('%H:%M:%S')}, load {os.getloadavg()[0]:.1f}",
+                      flush=True)
     finally:
         for hog in hogging:
             hog.kill()
@@ -969,7 +979,8 @@ def errors(course: Path, student: str, assignment: str) -> dict[str, str]:
     return found
 
 
-def _probe_phrases(assignment: str) -> list[str]:
+@functools.lru_cache(maxsize=None)
+def _probe_phrases(assignment: str) -> tuple[str, ...]:
     """Lines of the assignment's probes that no notebook holds: a probe seen in a
     notebook or a feedback page would show one."""
     spec = importlib.util.spec_from_file_location("grading_run_key",
@@ -980,7 +991,7 @@ def _probe_phrases(assignment: str) -> list[str]:
     for probe in key.PROBES[assignment].values():
         phrases += [line.strip()[:40] for line in probe["code"].splitlines()
                     if len(line.strip()) > 25]
-    return phrases
+    return tuple(phrases)
 
 
 def feedback_leaks(course: Path) -> list[str]:
@@ -1068,7 +1079,7 @@ def _lms_problems(run: dict) -> list[str]:
     for student in run["students"]:
         for assignment in run["hands_in"][student]:
             want = (float(sum(expected(student, assignment).values())),
-                    float(sum(FULL[assignment].values())))
+                    float(sum(FULL[assignment].values()) + BY_HAND.get(assignment, 0)))
             if got.get((student, assignment)) != want:
                 found.append(f"lms_grades.csv: {student} {assignment}: "
                              f"{got.get((student, assignment))}, not {want}")

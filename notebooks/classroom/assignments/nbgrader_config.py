@@ -42,6 +42,9 @@ c.Execute.timeout = 30
 c.GradeEveryCell.timeout = 30
 c.ExecutePreprocessor.timeout = 30
 c.GradeEveryCell.notebook_timeout = 300
+# A graded kernel is stopped at once: its sandbox, and every process in it, end
+# with it (nothing of the student's needs a graceful exit).
+c.GradeEveryCell.shutdown_kernel = "immediate"
 
 # Every student notebook runs in the sandbox (sandbox.py; GradeEveryCell starts
 # its kernels there): its own scratch folder, no course file, no network, an

@@ -52,6 +52,23 @@ def plain(value, depth=0):
         return float.__float__(value)
     if isinstance(value, str):
         return str.__str__(value)
+    if isinstance(value, range):
+        return list(value)
+    if isinstance(value, (set, frozenset)):  # a set of numbers: its values, in order
+        try:
+            return [plain(v, depth + 1) for v in sorted(value)]
+        except TypeError:
+            return {"unreadable": type(value).__name__[:60]}
+    import decimal
+    import fractions
+    import numbers
+
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, (numbers.Real, decimal.Decimal, fractions.Fraction)):
+        return float(value)
+    if callable(getattr(type(value), "tolist", None)):  # a pandas Series, say
+        return plain(value.tolist(), depth + 1)
     return {"unreadable": type(value).__name__[:60]}
 
 
