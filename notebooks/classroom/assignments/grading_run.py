@@ -932,10 +932,12 @@ def read_scores(course: Path, hands_in: dict[str, list[str]]) -> dict:
     return scores
 
 
-def regrade(run: dict, students: list[str], hogs: int = 0, jobs: int = 1) -> dict:
-    """Grade `students` of `run` again (``autograde --force``), with `hogs`
-    busy processes beside; their totals {(student, assignment): score}."""
-    hands_in = {s: run["hands_in"][s] for s in students}
+def regrade(run: dict, hands_in: dict[str, list[str]], hogs: int = 0,
+            jobs: int = 1) -> dict:
+    """Grade again (``autograde --force``) what `hands_in` names ({student:
+    assignments} of `run`), with `hogs` busy processes beside; the totals
+    {(student, assignment): score}."""
+    students = list(hands_in)
     hogging = _hogs(hogs)
     try:
         for assignment in run["assignments"]:
