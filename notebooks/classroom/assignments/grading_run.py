@@ -609,6 +609,22 @@ STUDENTS = ("right", "blank", "mistaken", "crash", "loop", "honest", *CHEATS,
             "broken_json", "html", "disrupt_leftovers", "disrupt_memory",
             "disrupt_output", "disrupt_sleep", "neighbour")
 
+# The class, each case once where it shows: the honest kinds on every
+# assignment, the others on one ({student: assignments}; --one-each).
+EVERY_ASSIGNMENT = ("right", "honest", "numpy_types", "mistaken")
+ONE_EACH = {
+    **{kind: ["bootstrap_and_cross_validation", "expected_max_estimator",
+              "randomization_test", "reading_tuning_curves"]
+       for kind in EVERY_ASSIGNMENT},
+    **{kind: ["randomization_test"] for kind in (
+        "blank", "crash", "loop", "cheat_config", "cheat_operator", "cheat_disk",
+        "cheat_side_files", "cheat_link", "cheat_hardlink", "cheat_metadata",
+        "cheat_peek", "cheat_routes", "broken_json", "html", "disrupt_leftovers",
+        "disrupt_output", "disrupt_memory", "neighbour")},
+    **{kind: ["expected_max_estimator"] for kind in ("cheat_equal", "cheat_evp",
+                                                       "flat_curve", "disrupt_sleep")},
+}
+
 # ----------------------------------------------------------------- the grades deserved
 FULL = {
     "expected_max_estimator": {"test_one_trial_is_the_mean": 1, "test_brute_force": 2,
@@ -1123,6 +1139,9 @@ def main(argv=None) -> int:
                              "default 1)")
     parser.add_argument("--hog", type=int, default=0,
                         help="processes that keep a core busy each while grading")
+    parser.add_argument("--one-each", action="store_true",
+                        help="each student on the assignments that show their case "
+                             "(the honest kinds on all four, the others on one)")
     parser.add_argument("--twice", action="store_true",
                         help="grade the class twice, in two course folders, and "
                              "compare the grades")
@@ -1142,7 +1161,9 @@ def main(argv=None) -> int:
             folder = course if number == 0 else course.with_name(course.name + "-again")
             runs.append(grade_class(folder, students, assignments, args.timeout,
                                     tuple(args.option), args.jobs,
-                                    args.notebook_timeout, args.hog))
+                                    args.notebook_timeout, args.hog,
+                                    ONE_EACH if args.one_each else None,
+                                    progress=True))
         run = runs[0]
         print(table(run))
         notebooks = len(run["students"])
