@@ -871,7 +871,7 @@ def _leftovers() -> list[str]:
 
 def grade_class(course: Path, students=STUDENTS, assignments=None,
                 timeout: int | None = None, options: tuple[str, ...] = (),
-                jobs: int = 1, notebook_timeout: float | None = 60,
+                jobs: int = 1, notebook_timeout: float | dict | None = 120,
                 hogs: int = 0, hands_in: dict[str, list[str]] | None = None,
                 memory_limit: int | None = 512 << 20, progress: bool = False) -> dict:
     """Release, hand in, grade, return feedback; what happened, as a dict.
@@ -884,7 +884,10 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
     hands_in = {s: [a for a in (hands_in or {}).get(s, assignments)
                     if a in assignments] for s in students}
     new_course(course)
-    sleeps = int((notebook_timeout or 300) // 4) + 4
+    # The seconds a notebook may run, per assignment (None: the course's, 300).
+    limits = (dict(notebook_timeout) if isinstance(notebook_timeout, dict)
+              else dict.fromkeys(assignments, notebook_timeout))
+    sleeps = int((limits.get("expected_max_estimator") or 300) // 4) + 4
     for assignment in assignments:
         nbgrader(course, "generate_assignment", assignment)
         for student in students:
@@ -892,8 +895,6 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
                 submit(course, student, assignment, sleeps)
     before = checksums(course)
     extra = [*([f"--GradeEveryCell.timeout={timeout}"] if timeout else []),
-             *([f"--GradeEveryCell.notebook_timeout={notebook_timeout}"]
-               if notebook_timeout else []),
              *([f"--SandboxKernelManager.limits=memory_bytes={memory_limit}"]
                if memory_limit else []), *options]
     seconds, logs = {}, {}
@@ -903,7 +904,7 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
             start = time.perf_counter()
             logs[assignment] = autograde(
                 course, assignment, [s for s in students if assignment in hands_in[s]],
-                jobs, tuple(extra))
+                jobs, (*extra, *_limit(limits.get(assignment))))
             seconds[assignment] = time.perf_counter() - start
             if progress:
                 print(f"autograde {assignment}: {seconds[assignment]:.1f} s, "
@@ -925,7 +926,12 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
     return {"course": course, "scores": read_scores(course, hands_in),
             "seconds": seconds, "logs": logs, "changed": changed,
             "students": students, "leftovers": leftovers, "assignments": assignments,
-            "hands_in": hands_in, "jobs": jobs, "hogs": hogs, "extra": extra}
+            "hands_in": hands_in, "jobs": jobs, "hogs": hogs, "extra": extra,
+            "limits": limits}
+
+
+def _limit(seconds: float | None) -> list[str]:
+    return [f"--GradeEveryCell.notebook_timeout={seconds}"] if seconds else []
 
 
 def read_scores(course: Path, hands_in: dict[str, list[str]]) -> dict:
@@ -960,7 +966,8 @@ def regrade(run: dict, hands_in: dict[str, list[str]], hogs: int = 0,
             again = [s for s in students if assignment in hands_in[s]]
             if again:
                 autograde(run["course"], assignment, again, jobs,
-                          (*run["extra"], "--force"))
+                          (*run["extra"], *_limit(run["limits"].get(assignment)),
+                           "--force"))
     finally:
         for hog in hogging:
             hog.kill()
@@ -1131,8 +1138,9 @@ def main(argv=None) -> int:
     parser.add_argument("--assignments", help="comma-separated (default: all)")
     parser.add_argument("--timeout", type=int,
                         help="seconds a cell may run (default: the course's, 30)")
-    parser.add_argument("--notebook-timeout", type=float, default=60,
-                        help="seconds a notebook may run in all (default 60 here; "
+    parser.add_argument("--notebook-timeout", type=float, default=120,
+                        help="seconds a notebook may run in all (default 120 here, "
+                             "so that the sleeping student is cut in two minutes; "
                              "the course's is 300)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="notebooks graded at once (autograde processes; "
