@@ -16,9 +16,10 @@
 ``RestoreLockedCells``
     nbgrader's ``OverwriteCells``, which restores every locked cell from the
     gradebook, and every cell's grading settings; a cell whose settings the
-    student changed (a test made into an answer, points edited, a test deleted
-    or added) makes the notebook ungraded (0, with the reason), since its
-    grade would be the student's own.
+    student changed (a test made into an answer, points edited, a graded cell
+    added) makes the notebook ungraded (0, with the reason), since its grade
+    would be the student's own. A graded cell the student deleted is put back
+    at the end, with a note.
 ``GradeEveryCell``
     nbgrader's ``Execute``, which starts each kernel in the sandbox
     (``sandbox.py``), runs each test's *probe* (``answer_key.PROBES``) after the
@@ -343,14 +344,20 @@ class RestoreLockedCells(OverwriteCells):
         self._changed = []
         with self.gradebook:
             source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
-            expected = ({c.name for c in source.grade_cells}
-                        | {c.name for c in source.solution_cells})
             for index, cell in enumerate(nb.cells):
                 nb.cells[index], resources = self.preprocess_cell(cell, resources, index)
             present = {c.metadata.nbgrader["grade_id"] for c in nb.cells
                        if "grade_id" in c.metadata.get("nbgrader", {})}
-            for name in sorted(expected - present):
-                self._changed.append(f"cell '{name}' is missing")
+            # A graded cell the student deleted comes back, at the end: a test
+            # runs there on what the notebook defined; an answer in words is
+            # empty. A deleted answer cell needs nothing: its tests fail alone.
+            graded = {c.name: c for c in source.grade_cells}
+            for name in sorted(set(graded) - present):
+                cell = self._put_back(name, graded[name])
+                nb.cells.append(cell)
+                nb.cells.insert(0, _note_cell(
+                    f"The cell '{name}' was missing from the notebook and was put "
+                    "back at its end."))
         if self._changed:
             more = f" (and {len(self._changed) - 1} more)" if len(self._changed) > 1 else ""
             # In the notebook: autograde reads it back from autograded/ to grade it.
@@ -359,6 +366,26 @@ class RestoreLockedCells(OverwriteCells):
                 f"({self._changed[0]}{more}), so its grade would not be the "
                 "assignment's; ask your teacher")
         return nb, resources
+
+    def _put_back(self, name: str, graded) -> NotebookNode:
+        import nbformat
+
+        source = self.gradebook.find_source_cell(name, self.notebook_id,
+                                                 self.assignment_id)
+        try:
+            self.gradebook.find_solution_cell(name, self.notebook_id,
+                                              self.assignment_id)
+            solution = True
+        except MissingEntry:
+            solution = False
+        maker = (nbformat.v4.new_code_cell if source.cell_type == "code"
+                 else nbformat.v4.new_markdown_cell)
+        cell = maker("" if solution else source.source)
+        cell.metadata["nbgrader"] = {
+            "grade": True, "solution": solution, "locked": bool(source.locked),
+            "grade_id": name, "points": float(graded.max_score),
+            "schema_version": 3, "task": False, "checksum": source.checksum}
+        return cell
 
     def preprocess_cell(self, cell, resources, cell_index):
         meta = cell.metadata.get("nbgrader")

@@ -607,7 +607,7 @@ STUDENTS = ("right", "blank", "mistaken", "crash", "loop", "honest", *CHEATS,
             "numpy_types", "flat_curve", "cheat_side_files", "cheat_link",
             "cheat_hardlink", "cheat_peek", "cheat_metadata", "cheat_routes",
             "broken_json", "html", "disrupt_leftovers", "disrupt_memory",
-            "disrupt_output", "disrupt_sleep", "neighbour")
+            "disrupt_output", "disrupt_sleep", "neighbour", "deleted_test")
 
 # The class, each case once where it shows: the honest kinds on every
 # assignment, the others on one ({student: assignments}; --one-each).
@@ -620,7 +620,7 @@ ONE_EACH = {
         "blank", "crash", "loop", "cheat_config", "cheat_operator", "cheat_disk",
         "cheat_side_files", "cheat_link", "cheat_hardlink", "cheat_metadata",
         "cheat_peek", "cheat_routes", "broken_json", "html", "disrupt_leftovers",
-        "disrupt_output", "disrupt_memory", "neighbour")},
+        "disrupt_output", "disrupt_memory", "neighbour", "deleted_test")},
     **{kind: ["expected_max_estimator"] for kind in ("cheat_equal", "cheat_evp",
                                                        "flat_curve", "disrupt_sleep")},
 }
@@ -765,6 +765,9 @@ def submit(course: Path, student: str, assignment: str, sleeps: int = 12) -> Non
         release.cells = cells
         if kind == "cheat_metadata":
             _edit_metadata(release)
+        if kind == "deleted_test":  # by mistake: the grader puts it back
+            release.cells = [c for c in release.cells
+                             if _meta(c).get("grade_id") != FIRST_TEST[assignment]]
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / source_path.name
