@@ -475,7 +475,7 @@ def watch(args: argparse.Namespace) -> tuple[int, Said]:
     until it is settled (0) or the maximum is reached (1)."""
     import time
 
-    from evp.watching import watch as look_at
+    from evp.monitoring import Monitor
 
     said = Said()
     ns = _budgets(args.ns) or [1]
@@ -486,6 +486,10 @@ def watch(args: argparse.Namespace) -> tuple[int, Said]:
         raise UsageError(f"--interval must be a positive number of seconds, got "
                          f"{args.interval:g}")
     out = _check_out(args.out, _inputs(args))
+    # One monitor for every look: each round keeps the place it was first read
+    # at, as the sequential bands need.
+    monitor = Monitor(None, ns, args.confidence, max_rounds=args.max_rounds,
+                      plan=args.plan, seed=args.seed)
     started, last, seen = time.monotonic(), None, None
     while True:
         try:
@@ -495,9 +499,7 @@ def watch(args: argparse.Namespace) -> tuple[int, Said]:
                 raise  # bad input from the start: exit 2
             results = None  # a file caught mid-write: read it at the next look
         if results is not None:
-            seen = look_at(results, ns, args.confidence,
-                           max_rounds=args.max_rounds, plan=args.plan,
-                           seed=args.seed)
+            seen = monitor.update(results)
             text = "\n".join(_shown(line) for line in seen.lines())
             if text != last:
                 if sys.stdout.isatty():

@@ -85,6 +85,7 @@ class Monitor:
         self.looks = 0
         self._watch: Watch | None = None
         self._display_id: str | None = None
+        self._arrival: dict = {}  # each round's place, as first seen
         # Checked now, not at the first look: a bad option is the caller's now.
         watch(Results.from_scores({"a": [0.0, 1.0], "b": [1.0, 0.0]}), ns,
               confidence, max_rounds=max_rounds, boundary=boundary)
@@ -114,7 +115,7 @@ class Monitor:
                                      "a study, a path or {model: scores}), or "
                                      "a source when making the Monitor")
             source = self.source
-        results = self._read(source)
+        results = self._in_arrival_order(self._read(source))
         self._watch = watch(results, self.ns, self.confidence,
                             max_rounds=self.max_rounds, boundary=self.boundary,
                             plan=self.plan, replications=self.replications,
@@ -122,6 +123,48 @@ class Monitor:
         self.looks += 1
         self._redraw()
         return self._watch
+
+    def _in_arrival_order(self, results: Results) -> Results:
+        """`results` with each round placed where this monitor first saw it.
+
+        A sequential band reads the first rounds of each epoch, so a round
+        seen at one look must keep its place at every later one: a trial that
+        finishes after a later-numbered one (parallel workers) joins the end of
+        its model's sequence, never the middle of a prefix already read. New
+        rounds of one look enter in their trial order. Assumes, as every band
+        here does, that when a round finishes does not depend on its score."""
+        if results.task is not None or results.runs is not None:
+            return results  # refused by the watch, with its reason
+        frame = results.frame
+        names = (frame[results.group].astype(str).to_numpy()
+                 if results.group is not None
+                 else np.full(len(frame), results.models[0]))
+        if results.order is not None:
+            position = pd.to_numeric(frame[results.order], errors="coerce"
+                                     ).to_numpy(dtype=float, na_value=np.nan)
+        else:
+            position = np.arange(len(frame), dtype=float)
+        keys = []
+        count: dict[str, int] = {}
+        for name, value in zip(names, position, strict=True):
+            if results.order is not None and np.isfinite(value):
+                keys.append((name, float(value)))
+            else:  # the k-th row of the model in the file: rows are appended
+                count[name] = count.get(name, -1) + 1
+                keys.append((name, "row", count[name]))
+        new = [i for i in np.argsort(position, kind="stable")
+               if keys[i] not in self._arrival]
+        for i in new:
+            self._arrival[keys[i]] = len(self._arrival)
+        column = "arrival"
+        while column in frame:
+            column = f"_{column}"
+        arrived = frame.assign(**{column: [self._arrival[k] for k in keys]})
+        told = () if results.knows_order else (
+            "the order the trials ran in is not known: rounds are read in the "
+            "order this monitor first saw them (give an order column)",)
+        return results.replace(frame=arrived, order=column, ordered=True,
+                               warnings=(*results.warnings, *told))
 
     # ------------------------------------------------------------ answers
 

@@ -464,3 +464,23 @@ def test_a_study_with_failed_trials_is_said_not_watched_silently():
     look = counted.monitor.watch
     assert look.results.failed  # trial 3, counted as the worst round of its model
     assert sum(look.rounds.values()) == len(look.results.frame)
+
+
+def test_a_round_that_finishes_late_joins_the_end_of_its_sequence():
+    """Trial 2 of A finishes after trials 3 and 4: the monitor read trials 0, 1,
+    3, 4 first, and their places stay; trial 2 comes after them."""
+    rng = np.random.default_rng(12)
+    scores = rng.normal(size=12)
+    frame = pd.DataFrame({"acc": scores, "model": "A", "trial": np.arange(12)})
+    monitor = evp.Monitor(ns=[1], score="acc", group="model", order="trial")
+    monitor.update(frame.drop(index=2))
+    look = monitor.update(frame)
+    read = look.results.in_trial_order()["A"]
+    np.testing.assert_array_equal(read, np.r_[scores[[0, 1]], scores[3:], scores[2]])
+    # without an order column, rows are places in the file: appended rows last
+    plain = evp.Monitor(ns=[1], score="acc", group="model")
+    unordered = frame.drop(columns="trial")
+    plain.update(unordered.iloc[:5])
+    look = plain.update(unordered)
+    assert any("first saw them" in w for w in look.results.warnings)
+    np.testing.assert_array_equal(look.results.in_trial_order()["A"], scores)
