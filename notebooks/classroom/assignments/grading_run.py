@@ -1,36 +1,63 @@
 """A class graded as GUIDE.md says, to check that the grades are the ones deserved.
 
     python grading_run.py [--course DIR] [--students a,b] [--assignments x,y]
-                          [--timeout SECONDS]
+                          [--one-each] [--jobs N] [--hog N] [--twice]
+                          [--timeout SECONDS] [--notebook-timeout SECONDS]
+    python grading_run.py --grade ASSIGNMENT [--jobs N]   # your own class
 
 makes a new course folder (a copy of this one: ``source/`` and the grader's
 ``.py`` files), releases every assignment (``nbgrader generate_assignment``),
-hands in one notebook per student and assignment, grades the class
-(``nbgrader autograde``, one assignment at a time, timed), writes the feedback
-(``nbgrader generate_feedback``) and the grades (``nbgrader export``), then checks
+hands in the students' notebooks (and what some put beside them), grades the
+class (``nbgrader autograde``, one assignment at a time, ``--jobs`` notebooks at
+once, timed, with ``--hog`` processes keeping cores busy), writes the feedback
+(``nbgrader generate_feedback``) and the grades (``nbgrader export``, and the
+export for a learning platform), then checks
 
-- every grade against ``EXPECTED`` (the points each student deserves);
+- every grade against what each student deserves (``expected``), and the reason
+  given where one is expected (``REASONS``);
 - that no student code changed a byte of the course folder outside what
   ``autograde`` itself writes (``autograded/``, ``gradebook.db``, nbgrader's log):
   SHA-256 of every file before and after, and no file added;
-- that the feedback holds no hidden test and no answer key.
+- that no notebook left a process or shared memory on the machine, and that the
+  neighbour graded after the disruptions found nothing of theirs;
+- that each feedback folder holds its page only, with no probe, hidden test, key
+  or student script in it, and that ``autograded/`` holds no file handed in
+  beside a notebook;
+- ``lms_grades.csv``; with ``--twice``, that a second grading gives the same
+  grades.
 
 It prints the grades (submission × assignment), the seconds per notebook, and
-exits non-zero on any difference. The students:
+exits non-zero on any difference. ``--grade ASSIGNMENT`` grades a real class
+instead (every student in ``submitted/``, ``--jobs`` at once). The students
+(``STUDENTS``; ``--one-each`` hands in each case once where it shows):
 
 - ``right``: the teacher's solutions; ``blank``: the release untouched;
-- ``mistaken``: honest mistakes, each costing its own part;
+- ``mistaken``: honest mistakes, each costing its own part; ``flat_curve``: V =
+  mean if n = 1, else max; ``numpy_types``: right answers as numpy values,
+  tuples and arrays;
 - ``crash``: a cell that ends Python (``os._exit``); ``loop``: a cell that never
-  ends (stopped at the time limit);
+  ends (stopped at the time limit); ``deleted_test``: a test cell deleted by
+  mistake (put back);
 - ``honest``: right answers in unusual code: a loop variable named ``round``, a
   helper class that sets ``self.x``, an extra cell that cross-checks with scipy;
-- five cheats, each with no real code of its own: ``cheat_config`` appends code
-  to ``nbgrader_config.py`` with numpy (no ``open``); ``cheat_operator`` reaches
+  ``html``: right answers and a ``<script>`` in outputs and Markdown;
+- cheats, each with no real code of its own: ``cheat_config`` appends code to
+  ``nbgrader_config.py`` with numpy (no ``open``); ``cheat_operator`` reaches
   ``exec`` through ``operator`` from strings and makes ``math.isclose`` and
   ``np.isclose`` always true; ``cheat_equal`` returns objects whose ``__eq__``
   is always true; ``cheat_evp`` imports the answers from evp by ``exec``;
   ``cheat_disk`` reads the teacher's source notebook and the gradebook with
-  ``np.fromfile``.
+  ``np.fromfile``; ``cheat_side_files`` hands in links to the key and the
+  teacher's notebook, a file and a named pipe beside the notebook; ``cheat_link``
+  and ``cheat_hardlink`` hand in the teacher's notebook as a link;
+  ``cheat_peek`` prints the kernel's history, Python's line cache and every file
+  it can read; ``cheat_metadata`` makes a test cell an answer cell and edits
+  points; ``cheat_routes`` loads scipy and evp through ``site``, ``pkgutil`` and
+  ``importlib``; ``broken_json`` hands in a truncated file;
+- disruptions, with right answers: ``disrupt_output`` prints 600 MB,
+  ``disrupt_memory`` holds 900 MB over three processes, ``disrupt_sleep`` sleeps
+  in cell after cell, ``disrupt_leftovers`` leaves shared memory, a process and a
+  file; ``neighbour``, graded after them, looks for what they left.
 """
 
 from __future__ import annotations
@@ -1133,6 +1160,30 @@ def table(run: dict) -> str:
     return "\n".join(rows)
 
 
+def grade_own_class(course: Path, assignment: str, jobs: int,
+                    options: tuple[str, ...] = ()) -> int:
+    """``nbgrader autograde assignment`` for every student who handed it in,
+    `jobs` notebooks at once; 0 when every notebook got a grade."""
+    submitted = course / "submitted"
+    students = sorted(p.name for p in submitted.iterdir()
+                      if (p / assignment).is_dir()) if submitted.is_dir() else []
+    if not students:
+        print(f"no student in {submitted} handed in {assignment}", file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    try:
+        log = autograde(course, assignment, students, jobs, options)
+    except RuntimeError as error:
+        print(error, file=sys.stderr)
+        return 1
+    seconds = time.perf_counter() - start
+    print("\n".join(line for line in log.splitlines()
+                    if "Not graded" in line or "WARNING" in line))
+    print(f"autograde {assignment}: {len(students)} students, {jobs} at once, "
+          f"{seconds:.0f} s ({seconds / len(students):.1f} s a notebook)")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", type=Path,
@@ -1150,6 +1201,10 @@ def main(argv=None) -> int:
                              "default 1)")
     parser.add_argument("--hog", type=int, default=0,
                         help="processes that keep a core busy each while grading")
+    parser.add_argument("--grade", metavar="ASSIGNMENT",
+                        help="grade your own class instead, in this folder: "
+                             "nbgrader autograde ASSIGNMENT for every student in "
+                             "submitted/, --jobs notebooks at once")
     parser.add_argument("--one-each", action="store_true",
                         help="each student on the assignments that show their case "
                              "(the honest kinds on all four, the others on one)")
@@ -1161,6 +1216,8 @@ def main(argv=None) -> int:
                              "--SandboxKernelManager.unsafe_no_sandbox=True to time "
                              "grading without the sandbox (honest students only!)")
     args = parser.parse_args(argv)
+    if args.grade:
+        return grade_own_class(Path.cwd(), args.grade, args.jobs, tuple(args.option))
     students = args.students.split(",") if args.students else STUDENTS
     assignments = args.assignments.split(",") if args.assignments else None
     with tempfile.TemporaryDirectory() as scratch:
@@ -1177,14 +1234,17 @@ def main(argv=None) -> int:
                                     progress=True))
         run = runs[0]
         print(table(run))
-        notebooks = len(run["students"])
         for number, each in enumerate(runs, 1):
             total = sum(each["seconds"].values())
-            print(f"run {number}: {total:.0f} s for {notebooks * len(each['seconds'])} "
-                  f"notebooks ({args.jobs} at once, {args.hog} busy processes beside)")
+            count = {a: sum(a in v for v in each["hands_in"].values())
+                     for a in each["seconds"]}
+            print(f"run {number}: {total:.0f} s for {sum(count.values())} notebooks "
+                  f"({args.jobs} at once, {args.hog} busy processes beside, load "
+                  f"{os.getloadavg()[1]:.1f} over the last 5 minutes)")
             for assignment, seconds in each["seconds"].items():
-                print(f"  autograde {assignment}: {seconds:.1f} s for {notebooks} "
-                      f"notebooks, {seconds / notebooks:.1f} s a notebook")
+                print(f"  autograde {assignment}: {seconds:.1f} s for "
+                      f"{count[assignment]} notebooks, "
+                      f"{seconds / max(1, count[assignment]):.1f} s a notebook")
         found = [p for each in runs for p in problems(each)]
         if len(runs) == 2 and grades(runs[0]) != grades(runs[1]):
             found += [f"graded twice, {key}: {grades(runs[0])[key]:g} then "
