@@ -76,11 +76,20 @@ _FOLDER = "folder"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 # No record evp writes comes near this; a bigger file is not evp's.
 _RECORD_LIMIT = 16 << 20
+def _lock_wait(asked: str | None, default: float = 30.0) -> float:
+    """The bound on a wait for a lock, from ``EVP_LOCK_WAIT``: seconds;
+    anything else (not a number, nan, inf, negative, a day or more) keeps the
+    default, so that a wait is always bounded."""
+    try:
+        seconds = float(asked) if asked is not None else default
+    except ValueError:
+        return default
+    return seconds if 0 <= seconds < 86_400 else default
+
+
 #: How long (seconds) a write waits for its folder's lock before it gives up:
 #: the environment's ``EVP_LOCK_WAIT``, else 30.
-LOCK_WAIT = 30.0
-with contextlib.suppress(ValueError):
-    LOCK_WAIT = float(os.environ.get("EVP_LOCK_WAIT", LOCK_WAIT))
+LOCK_WAIT = _lock_wait(os.environ.get("EVP_LOCK_WAIT"))
 # After this long (seconds) a waiting write says what it waits for.
 _SAY_AFTER = 0.5
 
@@ -176,6 +185,12 @@ def file_sha256(path) -> str:
     return sha.hexdigest()
 
 
+def _brief(name: str) -> str:
+    """`name` as part of a name evp makes beside it: cut where a longer one
+    would pass the file system's limit on a name (255 bytes)."""
+    return name if len(os.fsencode(name)) <= 160 else name[:40]
+
+
 def _reason(error: OSError) -> str:
     """An OSError's reason in words, without its errno number or repr'd
     path."""
@@ -207,8 +222,9 @@ def _write(path: Path, content, before_rename: Callable[[str], object] | None = 
     just before it takes `path`'s place (it may refuse, by raising); (whether it
     replaced a file, the digest)."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f"{_PARTIAL}{path.stem}-",
-                                             suffix=path.suffix, dir=path.parent)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f"{_PARTIAL}{_brief(path.stem)}-", suffix=_brief(path.suffix),
+            dir=path.parent)
     except OSError as error:
         raise _cannot_write(path, error) from None
     temporary = Path(temporary)
@@ -768,7 +784,7 @@ def _beside(folder: Path, label: str, source: Path) -> Path:
     (one that did not exist); return it."""
     for _ in range(100):
         token = hashlib.sha256(os.urandom(8)).hexdigest()[:8]
-        target = folder.parent / f"{folder.name}-{label}-{token}"
+        target = folder.parent / f"{_brief(folder.name)}-{label}-{token}"
         try:
             _rename_new(source, target)
             return target
@@ -945,13 +961,13 @@ def atomic_folder(folder):
     with exclusive(folder):
         if _exists(folder) and (folder.is_symlink() or not folder.is_dir()):
             raise ValueError(f"out: {folder} is a file or a link; name a folder")
-        _refuse_foreign(folder)
         try:
             folder.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise _cannot_write(folder, error) from None
         token = f"{_PARTIAL}{_token(folder)}-"
-        _recover(folder, token)
+        _recover(folder, token)  # first: what it puts back is checked too
+        _refuse_foreign(folder)
         partial = Path(tempfile.mkdtemp(prefix=token, dir=folder.parent))
         os.chmod(partial, 0o777 & ~_umask())
         stamp = json.dumps({"folder": str(folder.resolve()), "pid": os.getpid(),
@@ -1042,7 +1058,8 @@ def keep_failed(folder, files: dict) -> Path:
     beside `folder`, ``<name>-failed-<token>``, one that did not exist before;
     return it. Nothing that exists is touched."""
     folder = Path(folder)
-    kept = Path(tempfile.mkdtemp(prefix=f"{folder.name}-failed-", dir=folder.parent))
+    kept = Path(tempfile.mkdtemp(prefix=f"{_brief(folder.name)}-failed-",
+                                 dir=folder.parent))
     os.chmod(kept, 0o777 & ~_umask())
     for name, content in files.items():
         write_file(kept / name, content)

@@ -756,3 +756,41 @@ def test_an_error_of_the_file_system_at_the_swap_keeps_both_outputs(
                                   f"the run's output is in {failed}")
     assert (out / "a.txt").read_text() == "old"
     assert (failed / "a.txt").read_text() == "new"
+
+
+@pytest.mark.parametrize("asked, bound", [("2.5", 2.5), (None, 30.0),
+                                          ("nan", 30.0), ("inf", 30.0),
+                                          ("-1", 30.0), ("soon", 30.0),
+                                          ("1e9", 30.0)])
+def test_the_wait_for_a_lock_is_always_bounded(asked, bound):
+    assert output._lock_wait(asked) == bound
+
+
+def test_names_at_the_file_systems_limit_are_written_and_kept(tmp_path):
+    # 250 bytes: a valid name, too long for a name with evp's prefixes added.
+    name = "r" * 250
+    out = tmp_path / name
+    evps_run(out, {"a.txt": "old"})
+    assert write_output(out / ("t" * 246 + ".csv"), "1") is False
+    with pytest.raises(ValueError, match="appeared or changed"), \
+            atomic_folder(out) as partial:
+        (partial / "a.txt").write_text("new")
+        (out / "mine.txt").write_text("mine")
+    (failed,) = tmp_path.glob("*-failed-*")  # named by the name's start
+    assert failed.name.startswith("r" * 40 + "-failed-")
+    assert (failed / "a.txt").read_text() == "new"
+    assert (out / "mine.txt").read_text() == "mine"
+
+
+def test_a_folder_planted_where_a_killed_run_keeps_the_old_one_is_checked(
+        tmp_path):
+    out = tmp_path / "out"
+    planted = tmp_path / f".evp-partial-{output._token(out)}-old"
+    planted.mkdir()
+    (planted / "theirs.txt").write_text("not evp's")
+    with pytest.raises(ValueError, match=r"theirs\.txt was not written by evp"), \
+            atomic_folder(out) as partial:
+        (partial / "a.txt").write_text("new")
+    # Put back where a killed run would have left it, and refused there.
+    assert (out / "theirs.txt").read_text() == "not evp's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
