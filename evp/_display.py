@@ -78,6 +78,11 @@ def spread_rows(count: int) -> np.ndarray:
     return picks
 
 
+#: The classes by which a notebook's MathJax leaves an output's text alone (its
+#: default ignoreHtmlClass, versions 2 and 3): a model named "$10 a$" is no math.
+MATH_IGNORED = "tex2jax_ignore mathjax_ignore"
+
+
 def number(value) -> str:
     """A number as the tables print it: 4 significant digits, ±∞ for open edges."""
     if isinstance(value, str):
@@ -123,7 +128,8 @@ def page(title: str, lines=(), parts=(), warnings=()) -> str:
                      for w in warnings)
     shown = "".join(f"<div style='display:inline-block;vertical-align:top;"
                     f"margin-right:1em'>{p}</div>" for p in parts if p)
-    return (f"<div class='evp-result'><div><b>{html.escape(title)}</b></div>"
+    return (f"<div class='evp-result {MATH_IGNORED}'><div><b>"
+            f"{html.escape(title)}</b></div>"
             f"{said}{warned}<div>{shown}</div></div>")
 
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evp import analyses
+from evp._display import MATH_IGNORED
 from evp._escape import visible
 from evp._numbers import shown_text as _text
 from evp._optional import import_optional_dependency
@@ -83,7 +84,9 @@ class Report:
 
     def _repr_html_(self) -> str:
         """The page's body, as a notebook shows it."""
-        return f"<div class='evp-report'>{self._body_html()}</div>"
+        # A notebook typesets "$...$" in HTML as math: not in a model's name.
+        return (f"<div class='evp-report {MATH_IGNORED}'>{self._body_html()}"
+                "</div>")
 
     def _body_html(self) -> str:
         parts = [f"<h1>{html.escape(self.title)}</h1>"]
@@ -314,8 +317,9 @@ def _html_table(frame: pd.DataFrame) -> str:
 # Characters that Markdown (CommonMark, GitHub's tables) reads as markup
 # anywhere in a line: backslash-escaped, they are shown as they are.
 # An underscore inside a word (val_loss) is no emphasis, and stays as it is.
+# A dollar sign too: GitHub, GitLab and Jupyter read "$...$" as math.
 _MARKDOWN_SPECIAL = re.compile(
-    r"([\\`*\[\]<>|~&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+    r"([\\`*\[\]<>|~&$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def _markdown_text(value) -> str:

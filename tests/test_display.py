@@ -178,4 +178,7 @@ def test_a_notebook_showing_each_result_renders_without_console_errors(tmp_path)
          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert [line for line in done.stderr.splitlines() if ":CONSOLE" in line] == []
     dom = done.stdout
-    assert dom.count("<svg") >= 3 and dom.count("class=\"evp-result\"") >= 7
+    from evp._display import MATH_IGNORED
+
+    assert dom.count("<svg") >= 3 and dom.count(
+        f"class=\"evp-result {MATH_IGNORED}\"") >= 7

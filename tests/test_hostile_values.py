@@ -6,6 +6,7 @@ one model's failed rounds or another's identical scores turn into a wrong
 answer or a crash."""
 
 import io
+import re
 import shutil
 import subprocess
 
@@ -548,3 +549,19 @@ def test_a_tools_record_beyond_float_range_is_refused(tmp_path, tool):
         source, options = tmp_path / "experiment", {"metric": "acc", "mode": "max"}
     with pytest.raises(ValueError, match="beyond the range of a float"):
         read_results(source, **options)
+
+
+def test_a_dollar_name_is_no_math_in_markdown_or_a_notebooks_html():
+    """GitHub, GitLab and Jupyter typeset "$...$" in Markdown as math, and a
+    notebook's MathJax typesets it in an output's HTML."""
+    from evp._display import MATH_IGNORED, page
+    from evp.report import Report, _markdown_text
+
+    assert _markdown_text("$10 a$") == "\\$10 a\\$"
+    report = Report("$10 a$ and b", pd.DataFrame({"item": ["x"], "$10 a$": ["y"]}))
+    markdown = report.to_markdown()
+    assert re.search(r"(?<!\\)\$", markdown) is None, markdown  # every $ escaped
+    assert "\\$10 a\\$" in markdown
+    assert "tex2jax_ignore" in MATH_IGNORED
+    assert f"class='evp-report {MATH_IGNORED}'" in report._repr_html_()
+    assert f"class='evp-result {MATH_IGNORED}'" in page("$10 a$", ["$x$"])

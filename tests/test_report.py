@@ -259,7 +259,7 @@ def test_what_would_settle_a_pair_without_a_strong_verdict():
 
 def test_a_notebook_shows_the_report_as_its_page_body(losses_report):
     shown = losses_report._repr_html_()
-    assert shown.startswith("<div class='evp-report'>") and "<html" not in shown
+    assert shown.startswith("<div class='evp-report ") and "<html" not in shown
     assert "Reporting checklist" in shown
     assert shown.count("<img ") == len(losses_report.figures) == 4
     body = losses_report.to_html().split("<body>", 1)[1]
