@@ -1912,6 +1912,7 @@ def plot_critical_difference(ranked, pairs, n, *, highlight=None, ax=None):
     return ax
 
 
+@_names_as_written
 def plot_sequential_bands(table, *, y: str = "score", minimize: bool = False,
                           logx: bool = True, palette=None, ax=None):
     """Draw each model's sequential band (the table of :func:`evp.analyses`'s
