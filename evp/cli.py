@@ -490,14 +490,20 @@ def watch(args: argparse.Namespace) -> tuple[int, Said]:
     # at, as the sequential bands need.
     monitor = Monitor(None, ns, args.confidence, max_rounds=args.max_rounds,
                       plan=args.plan, seed=args.seed)
-    started, last, seen = time.monotonic(), None, None
+    started, last, seen, stamp = time.monotonic(), None, None, None
     while True:
-        try:
-            results = _results(args, args.group, said if seen is None else Said())
-        except (ValueError, OSError):
-            if seen is None or not args.follow:
-                raise  # bad input from the start: exit 2
-            results = None  # a file caught mid-write: read it at the next look
+        now = _stamp(_inputs(args))
+        if seen is not None and now is not None and now == stamp:
+            results = None  # nothing written since the last look: nothing new
+        else:
+            try:
+                results = _results(args, args.group,
+                                   said if seen is None else Said())
+                stamp = now
+            except (ValueError, OSError):
+                if seen is None or not args.follow:
+                    raise  # bad input from the start: exit 2
+                results = None  # a file caught mid-write: read it next time
         if results is not None:
             seen = monitor.update(results)
             text = "\n".join(_shown(line) for line in seen.lines())
@@ -519,6 +525,22 @@ def watch(args: argparse.Namespace) -> tuple[int, Said]:
         print()
         _finish(seen.table, out, seen.plot, seen.caption(), said, force=args.force)
     return (0 if seen.settled else 1), said
+
+
+def _stamp(paths) -> tuple | None:
+    """The size and modification time of every input file, to tell a file
+    that has not changed; None where an input is not a plain file (a folder,
+    a database URL): those are read at every look."""
+    stamps = []
+    for path in paths:
+        try:
+            found = os.stat(path)
+        except (OSError, TypeError, ValueError):
+            return None
+        if not Path(path).is_file():
+            return None
+        stamps.append((str(path), found.st_size, found.st_mtime_ns))
+    return tuple(stamps)
 
 
 def _more_rounds(text: str) -> list[int]:

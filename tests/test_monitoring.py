@@ -189,10 +189,13 @@ def test_watch_follow_ends_on_a_growing_csv(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(evp.cli, "_results", counted)
 
-    def grow():  # a trial's rows after each look, whole lines only
+    ended = threading.Event()
+
+    def grow():  # more trials' rows after each look, whole lines only
         for upto in (10, 20, 40, 60, 80):
-            if not looked.acquire(timeout=120):
-                return
+            while not looked.acquire(timeout=0.05):
+                if ended.is_set():
+                    return
             _csv(tmp_path / "next.csv", scores, upto)
             (tmp_path / "next.csv").replace(path)
 
@@ -201,7 +204,7 @@ def test_watch_follow_ends_on_a_growing_csv(tmp_path, capsys, monkeypatch):
     status = main(["watch", str(path), "--score", "acc", "--group", "model",
                    "--order", "trial", "--ns", "1", "--max-rounds", "100",
                    "--follow", "--interval", "0.01", "--timeout", "300"])
-    looked.release()  # let the writer finish if the watch ended first
+    ended.set()  # the watch ended: the writer stops
     writer.join()
     out = capsys.readouterr().out
     assert status == 0
