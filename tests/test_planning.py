@@ -475,3 +475,25 @@ def test_the_range_is_the_calibrated_one():
     assert np.all(plan.strong_high < 1.0)  # a quantile, not the bands' most
     np.testing.assert_allclose(losses.strong_low, plan.strong_low, atol=1e-12)
     np.testing.assert_allclose(losses.strong_high, plan.strong_high, atol=1e-12)
+
+
+def test_the_numbers_the_sentences_quote_are_the_benchmarks():
+    """RANGE_HELD, RANGE_WIDTH and POINT_TOO_HOPEFUL, which the plan's sentence and
+    note quote, are what benchmarks/plan_range_bins.csv measured (20 more rounds of
+    each): a sentence stays true to the table it comes from."""
+    import pathlib
+
+    import pandas as pd
+
+    from evp import planning
+
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "plan_range_bins.csv"
+    bins = pd.read_csv(path)
+    at_20 = bins[bins["more"] == 20]
+    assert at_20["held"].min() == pytest.approx(planning.RANGE_HELD, abs=5e-4)
+    width = np.average(at_20["width"], weights=at_20["cases"])
+    assert round(width, 2) == planning.RANGE_WIDTH
+    bias = {pairs: np.average(part["point"] - part["realised"], weights=part["cases"])
+            for pairs, part in at_20.groupby("pairs")}
+    assert (round(bias["separated"], 2), round(bias["near-equal"], 2)) == \
+        planning.POINT_TOO_HOPEFUL
