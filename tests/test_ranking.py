@@ -267,7 +267,7 @@ def test_wilcoxon_matches_scipy_and_skips_missing_tasks():
     np.testing.assert_allclose(adjusted[:, 0], holm(p[:, 0]))
 
 
-@pytest.mark.parametrize("tasks", [5, 12, 14, 30, 50, 60])
+@pytest.mark.parametrize("tasks", [5, 8, 14, 30, 50, 60])
 def test_each_pair_is_tested_as_scipy_tests_it_alone(tasks):
     """Columns with zeros, ties among the absolute differences, both or
     neither, side by side: each p-value is scipy's for that column alone."""
