@@ -926,6 +926,10 @@ def _check_folder(folder: Path) -> Path:
     if folder.parent == folder:
         raise ValueError(f"out: {folder} is the top of the file system; name a "
                          "folder inside it")
+    above = next((a for a in folder.parents if _exists(a)), None)
+    if above is not None and not above.is_dir():
+        raise ValueError(f"out: {above} is a file, not a folder; name a folder "
+                         "elsewhere")
     try:
         here = Path.cwd().resolve()
     except OSError:  # the current folder was removed

@@ -633,6 +633,9 @@ def reproduce(args: argparse.Namespace) -> int:
     for stem in done.restored:
         print(f"put back the figures of {stem}, left half-written by an "
               "interrupted run", file=sys.stderr)
+    for folder in done.kept:
+        print(f"what a notebook wrote before it stopped is kept in {folder}",
+              file=sys.stderr)
     if not done.notebooks:
         print(f"no notebooks in {folder}: nothing to reproduce")
         return 0

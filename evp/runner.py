@@ -273,6 +273,10 @@ class Reproduction:
     #: Notebooks whose figures an interrupted run had left half-written, put
     #: back as they were before it.
     restored: list[str] = field(default_factory=list)
+    #: Where what a failed or interrupted notebook had written over or beside
+    #: its figures is kept (nothing of it is deleted: a file saved there
+    #: meanwhile may be someone's).
+    kept: list[Path] = field(default_factory=list)
 
 
 # Where reproduce keeps each notebook's figures while it runs, inside the
@@ -294,7 +298,9 @@ def reproduce(folder: Path, figures: Path, parameters: dict,
     :class:`evp._output.FolderBusy`). A notebook replaces its committed copy
     atomically once it has run to its end; its figures are kept in a journal
     in the figures folder while it runs, put back if it fails, and put back by
-    the next run if this one is killed (``Reproduction.restored``).
+    the next run if this one is killed (``Reproduction.restored``); what it
+    had written over or beside them is moved aside, never deleted
+    (``Reproduction.kept``).
     """
     from evp._output import exclusive
 
@@ -302,22 +308,27 @@ def reproduce(folder: Path, figures: Path, parameters: dict,
     with exclusive(folder, what="evp reproduce"), \
             exclusive(figures, what="evp reproduce"):
         done = Reproduction([])
-        done.restored = _recover(figures)
+        done.restored = _recover(figures, done.kept)
         return _reproduce(folder, figures, parameters, only, done)
 
 
-def _recover(figures: Path) -> list[str]:
+def _recover(figures: Path, kept: list | None = None) -> list[str]:
     """Put back the figures of the notebooks an interrupted run left in the
-    journal; their names."""
+    journal; their names. Where what they had written is kept is appended to
+    `kept`."""
     import shutil
 
     journal = figures / _JOURNAL
-    if not journal.is_dir():
+    if not journal.is_dir() or journal.is_symlink():
         return []
     restored = []
-    for entry in sorted(p for p in journal.iterdir() if p.is_dir()):
-        if _restore_entry(figures, entry):
+    for entry in sorted(p for p in journal.iterdir()
+                        if p.is_dir() and not p.is_symlink()):
+        changed, aside = _restore_entry(figures, entry)
+        if changed:
             restored.append(entry.name)
+        if aside is not None and kept is not None:
+            kept.append(aside)
     shutil.rmtree(journal, ignore_errors=True)
     return restored
 
@@ -339,29 +350,66 @@ def _keep(figures: Path, stem: str) -> Path:
     return entry
 
 
-def _restore_entry(figures: Path, entry: Path) -> bool:
-    """Put notebook `entry.name`'s figures back from the journal (files it
-    added removed); whether anything was put back. The entry is removed."""
+def _journal_names(entry: Path) -> set[str] | None:
+    """The names an entry of the journal recorded (files of notebook
+    `entry.name`, in the figures folder itself); None where its record is not
+    one evp wrote: not a list of such names."""
+    try:
+        names = json.loads((entry / _JOURNAL_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not (isinstance(names, list) and all(
+            isinstance(n, str) and n.startswith(f"{entry.name}-")
+            and "/" not in n and "\\" not in n and "\0" not in n
+            and n not in (".", "..") for n in names)):
+        return None
+    return set(names)
+
+
+def _restore_entry(figures: Path, entry: Path) -> tuple[bool, Path | None]:
+    """Put notebook `entry.name`'s figures back from the journal; (whether
+    anything was put back, the folder where what the notebook had written
+    over or beside them is kept). Nothing is deleted: a file the notebook
+    added, or one it changed, is moved into a new folder beside them,
+    ``<name>-unfinished-<token>``, since a file saved there while it ran may
+    be someone's. The entry is removed."""
     import shutil
 
     from evp._output import write_file
 
-    record = entry / _JOURNAL_RECORD
-    changed = False
-    if record.is_file():
-        names = set(json.loads(record.read_text()))
-        for path in figures.glob(f"{entry.name}-*"):
-            if path.is_file() and path.name not in names:
-                path.unlink()
+    names = _journal_names(entry)
+    changed, aside = False, None
+
+    def keep(path: Path) -> None:
+        nonlocal aside
+        if aside is None:
+            aside = Path(tempfile.mkdtemp(prefix=f"{entry.name}-unfinished-",
+                                          dir=figures))
+            os.chmod(aside, 0o755)
+        os.replace(path, aside / path.name)
+
+    if names is not None:
+        for path in sorted(figures.glob(f"{entry.name}-*")):
+            if path.is_file() and not path.is_symlink() and path.name not in names:
+                keep(path)
                 changed = True
-        for name in names:
-            content = (entry / name).read_bytes()
+        for name in sorted(names):
+            source = entry / name
+            if not source.is_file() or source.is_symlink():
+                continue
+            content = source.read_bytes()
             target = figures / name
-            if not target.is_file() or target.read_bytes() != content:
+            if os.path.lexists(target) and not (
+                    target.is_file() and target.read_bytes() == content):
+                if target.is_file() or target.is_symlink():
+                    keep(target)
+                else:
+                    continue  # a folder there now: someone's; left alone
+            if not target.is_file():
                 write_file(target, content)
                 changed = True
     shutil.rmtree(entry, ignore_errors=True)
-    return changed
+    return changed, aside
 
 
 def _reproduce(folder: Path, figures: Path, parameters: dict, only, done
@@ -393,7 +441,9 @@ def _reproduce(folder: Path, figures: Path, parameters: dict, only, done
             try:
                 execute(path, executed, parameters=own, cwd=path.parent)
             except Exception as error:  # reported by the caller; the others run
-                _restore_entry(figures, entry)
+                aside = _restore_entry(figures, entry)[1]
+                if aside is not None:
+                    done.kept.append(aside)
                 reason = (str(error) if isinstance(error, NotebookFailed) else
                           f"{type(error).__name__}: {error}".splitlines()[0])
                 done.failures.append(f"{path.stem}: {reason}")

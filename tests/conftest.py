@@ -59,6 +59,8 @@ SLOW_TESTS = {
     "test_output_ownership.py::"
     "test_an_existing_file_evp_did_not_write_is_replaced_only_with_force",
     "test_output_ownership.py::test_evp_run_keeps_a_file_saved_while_the_notebook_runs",
+    "test_safety.py::"
+    "test_a_file_saved_beside_a_notebooks_figures_while_it_fails_is_kept",
     "test_parametric.py::test_confidence_set_covers_the_truth",
     "test_parametric.py::test_fit_agrees_with_opda_on_debertav3",
     "test_parametric.py::test_fit_recovers_a_known_noisy_quadratic",

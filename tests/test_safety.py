@@ -458,11 +458,40 @@ def test_reproduce_puts_back_figures_a_killed_run_left_half_written(tmp_path):
     # The run is killed while the notebook rewrites its figures.
     (figures / "nb-fig1.png").write_bytes(b"half")
     (figures / "nb-fig2.png").write_bytes(b"new, half")
-    assert _recover(figures) == ["nb"]
-    assert sorted(p.name for p in figures.iterdir()) == ["nb-fig1.png",
-                                                          "other-fig1.png"]
+    kept = []
+    assert _recover(figures, kept) == ["nb"]
+    # What the killed run wrote is kept aside, not deleted: a file saved there
+    # meanwhile could be someone's.
+    (aside,) = kept
+    assert aside.parent == figures and aside.name.startswith("nb-unfinished-")
+    assert sorted(p.name for p in figures.iterdir()) == sorted(
+        ["nb-fig1.png", "other-fig1.png", aside.name])
     assert (figures / "nb-fig1.png").read_bytes() == b"complete 1"
+    assert (aside / "nb-fig1.png").read_bytes() == b"half"
+    assert (aside / "nb-fig2.png").read_bytes() == b"new, half"
     assert not (figures / _JOURNAL).exists()
+
+
+@pytest.mark.parametrize("record", [
+    '["../../outside.txt"]', '["nb-a/../../outside.txt"]', '["other-fig.png"]',
+    '[5]', '{"nb-fig.png": 1}', "[" * 100_000 + "]" * 100_000, "not json"])
+def test_a_journal_record_that_is_not_evps_writes_nowhere(tmp_path, record):
+    from evp.runner import _JOURNAL, _JOURNAL_RECORD, _recover
+
+    figures = tmp_path / "project" / "figures"
+    entry = figures / _JOURNAL / "nb"
+    entry.mkdir(parents=True)
+    (figures / "other-fig.png").write_bytes(b"another notebook's")
+    (entry / _JOURNAL_RECORD).write_text(record)
+    (entry / "other-fig.png").write_bytes(b"planted")
+    (tmp_path / "outside.txt").write_text("the user's")
+    (entry / "../../outside.txt").parent.mkdir(parents=True, exist_ok=True)
+    before = tree(tmp_path / "project" / "figures")
+    assert _recover(figures) == []
+    after = tree(tmp_path / "project" / "figures")
+    assert {k: v for k, v in after.items() if _JOURNAL not in k} == {
+        k: v for k, v in before.items() if _JOURNAL not in k}
+    assert (tmp_path / "outside.txt").read_text() == "the user's"
 
 
 # --------------------------------------------------------- 4. Markdown
@@ -777,3 +806,29 @@ def test_a_users_dataframe_is_left_as_it_was():
     results = read_results(frame, score="acc", group="model", failed="worst")
     assert results.failed == (8,)
     pd.testing.assert_frame_equal(frame, before)
+
+
+@pytest.mark.needs("papermill")
+def test_a_file_saved_beside_a_notebooks_figures_while_it_fails_is_kept(
+        tmp_path):
+    from test_output_ownership import tiny_notebook
+
+    from evp.runner import reproduce
+
+    notebooks, figures = tmp_path / "notebooks", tmp_path / "figures"
+    notebooks.mkdir()
+    figures.mkdir()
+    (figures / "nb-line.png").write_bytes(b"committed")
+    # While the notebook runs (and before it fails), the user saves a file
+    # whose name begins as the notebook's figures do.
+    tiny_notebook(notebooks / "nb.ipynb",
+                  "from pathlib import Path\n"
+                  "Path('../figures/nb-line.png').write_bytes(b'half')\n"
+                  "Path('../figures/nb-notes.txt').write_text('the user notes')\n"
+                  "raise ValueError('the analysis failed')")
+    done = reproduce(notebooks, figures, {})
+    assert done.failures and done.failures[0].startswith("nb: ValueError")
+    assert (figures / "nb-line.png").read_bytes() == b"committed"
+    (aside,) = done.kept
+    assert (aside / "nb-notes.txt").read_text() == "the user notes"
+    assert (aside / "nb-line.png").read_bytes() == b"half"
