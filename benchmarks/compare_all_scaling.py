@@ -20,8 +20,8 @@ verdicts were vectorised):
     1,000   5,994,000  -       3.4      7.4
 
 The command line at 1,000 models took 31-90 s until the verdicts' sentences
-(ranking's verdict_sentences) counted pairs on integer codes and worded only the
-pairs they show; the old code was not run there (it grew with the square of the
+(now evp.analyses.wording.verdicts) counted pairs on integer codes and worded
+only the pairs they show; the old code was not run there (it grew with the square of the
 models: about 30 minutes).
 """
 

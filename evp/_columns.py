@@ -22,8 +22,9 @@ import pandas as pd
 
 __all__ = ["BOOKKEEPING", "BOOKKEEPING_PREFIXES", "DURATIONS", "FAILED_STATES",
            "HYPERPARAMETER_PREFIXES", "INFRASTRUCTURE", "KEPT_NAMES",
-           "MODEL_NAMES", "MODEL_PARAMETERS", "ORDER_COLUMNS", "STATE_COLUMNS",
-           "TASK_NAMES", "bare_name", "is_hyperparameter", "model_columns"]
+           "MEASURED", "MODEL_NAMES", "MODEL_PARAMETERS", "ORDER_COLUMNS",
+           "STATE_COLUMNS", "TASK_NAMES", "bare_name", "is_hyperparameter",
+           "is_measured", "model_columns"]
 
 #: Where search tools keep hyperparameters: W&B and Ray Tune (``config.``,
 #: ``config/``), Optuna (``params_``), MLflow (``params.``), scikit-learn's
@@ -66,6 +67,14 @@ BOOKKEEPING = frozenset({
     "timestamp", "datetime_start", "datetime_complete", "duration", "done"})
 #: Prefixes of bookkeeping columns (MLflow's own tags, a package's versions).
 BOOKKEEPING_PREFIXES = ("tags.mlflow.", "versions.")
+#: Words of a column that a round measured rather than chose: its metrics
+#: (another score), its time and its progress. In a plain file, where no
+#: namespace says which columns are hyperparameters, these are not.
+MEASURED = ("loss", "acc", "accuracy", "f1", "auc", "roc", "error", "err", "rmse",
+            "mse", "mae", "precision", "recall", "perplexity", "ppl", "bleu",
+            "rouge", "score", "likelihood", "metric", "reward", "return", "time",
+            "seconds", "duration", "runtime", "iteration", "iterations",
+            "timesteps", "episodes", "epoch", "epochs", "step", "steps")
 #: Columns that say where a round ran, not what was searched.
 INFRASTRUCTURE = ("device", "regime", "hardware", "gpu", "cpu", "hostname", "node_ip")
 #: Columns a big file is read with besides the roles: what the readers and
@@ -83,6 +92,14 @@ def bare_name(column) -> str:
     for prefix in HYPERPARAMETER_PREFIXES:
         name = name.removeprefix(prefix)
     return name
+
+
+def is_measured(column) -> bool:
+    """Whether a column's name says a round measured it (a metric, a time, its
+    progress: :data:`MEASURED`), e.g. ``val_accuracy``, ``time_total_s``,
+    ``training_iteration``."""
+    words = re.split(r"[^a-z0-9]+", str(column).lower())
+    return any(word in MEASURED for word in words)
 
 
 def is_hyperparameter(column) -> bool:

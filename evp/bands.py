@@ -36,6 +36,7 @@ Tuning Curves. NAACL. arXiv:2311.09480.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -585,11 +586,40 @@ def _curve_band_iv(ns, confidence, method, statistic, q, bounds, minimize, *samp
     )
 
 
+def _mirrored(bound, x, k, options: dict) -> TuningCurveBand:
+    """A loss's curve and edges as minus those of the negated losses.
+
+    The best of k losses is minus the best of k negated ones, so one
+    orientation serves both directions: negating the scores and flipping the
+    direction negates every curve and edge exactly (with an even number of
+    rounds too, where the two quantile conventions would otherwise pick
+    neighbouring order statistics), and every verdict stays the same. The
+    q-quantile of the best loss is minus the (1 − q)-quantile of the best
+    negated one: the same for the median. `bound` is the maximising builder,
+    called with the options given."""
+    a, b = options["bounds"]
+    flipped = bound(-x[..., ::-1], k, **{
+        **options, "bounds": (-b, -a), "minimize": False,
+        "q": 1.0 - options["q"] if options.get("q") is not None else None})
+    cdf = flipped.cdf
+    return dataclasses.replace(
+        flipped, lower=-flipped.upper, estimate=-flipped.estimate,
+        upper=-flipped.lower, bounds=(a, b), minimize=True,
+        q=options["q"] if flipped.q is not None else None,
+        cdf=dataclasses.replace(cdf, lower=1.0 - cdf.upper[::-1],
+                                upper=1.0 - cdf.lower[::-1], scores=x))
+
+
 def _curve_band(x, k, *, confidence, method, statistic, q, bounds, minimize,
                 cdf=None, construction="band"):
     """The band for sorted scores x (rows of samples) and checked options, read
     from the CDF band `cdf` (default: the full band of x; the top band of
-    :mod:`evp.comparison` passes its own, with ``construction="top_band"``)."""
+    :mod:`evp.comparison` passes its own, with ``construction="top_band"``);
+    for losses, from the negated losses (:func:`_mirrored`)."""
+    if minimize and cdf is None:
+        return _mirrored(_curve_band, x, k, dict(
+            confidence=confidence, method=method, statistic=statistic, q=q,
+            bounds=bounds, minimize=minimize, construction=construction))
     band = _cdf_band(x, confidence, method) if cdf is None else cdf
     a, b = bounds
     edge = np.ones((*x.shape[:-1], 1))

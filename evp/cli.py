@@ -274,16 +274,16 @@ def _finish(table, out: Path | None, draw, caption: str, said: Said, *,
 def curve(args: argparse.Namespace) -> tuple[int, Said]:
     said = Said()
 
+    method = args.method
     if args.old_band:
-        if args.method not in (None, args.old_band):
+        if method not in (None, args.old_band):
             raise UsageError("--band is the old name of --method: give --method only")
         print("evp curve: warning: --band is renamed --method; --band will be "
               "removed", file=sys.stderr)
-        args.method = args.old_band
+        method = args.old_band
     # The median band by default (the LD highest-density band, as the paper
     # recommends); --method none prints the curves alone.
-    args.method = ({None: "ld_highest_density", "none": None}.get(args.method,
-                                                                   args.method))
+    method = {None: "ld_highest_density", "none": None}.get(method, method)
     if args.pool and args.group:
         raise UsageError("--pool and --group contradict each other: --group COL "
                          "draws one curve per model, --pool one for all rows")
@@ -311,8 +311,10 @@ def curve(args: argparse.Namespace) -> tuple[int, Said]:
                              "task's rows alone")
     if args.tail is not None:
         return _tail(args, results, ns, out, said)
-    found = analyses.curves(results, estimator=args.estimator, method=args.method,
-                            confidence=args.confidence, ns=ns)
+    found = analyses.curves(results, estimator=args.estimator, method=method,
+                            confidence=args.confidence, ns=ns,
+                            drawn=out is not None and out.suffix.lower()
+                            in FIGURE_SUFFIXES)
     for sentence in found.notes:
         said.note(sentence)
     return _finish(found.table, out, lambda: found.plot(
@@ -323,7 +325,6 @@ def curve(args: argparse.Namespace) -> tuple[int, Said]:
 def _tail(args, results, ns, out, said: Said) -> tuple[int, Said]:
     """evp curve --tail: each model's fitted noisy quadratic tail (see
     evp.analyses.tail)."""
-    args.names = {"threshold": "--tail"}  # in the library's messages
     found = analyses.tail(results, args.tail, args.confidence, ns)
     for line in found.lines:
         print(line)
@@ -340,20 +341,21 @@ def compare(args: argparse.Namespace) -> tuple[int, Said]:
     if args.baseline is not None:
         raise UsageError("--baseline is for three or more models: name them, or "
                          "give --all")
-    args.a, args.b = args.models
-    if args.a == args.b:
-        raise UsageError(f"A and B are both {args.a!r}: name two different models "
+    a, b = args.models
+    if a == b:
+        raise UsageError(f"A and B are both {a!r}: name two different models "
                          "to compare")
-    args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out, _inputs(args))
     ns = _budgets(args.ns)
     results = _results(args, args.group, said)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
-    _check_highlight(args, results.select([args.a, args.b]))
-    found = analyses.two_models(results, args.a, args.b, ns, args.confidence,
-                                method=args.method)
+    _check_highlight(args, results.select([a, b]))
+    found = analyses.two_models(results, a, b, ns, args.confidence,
+                                method=args.method,
+                                drawn=out is not None and out.suffix.lower()
+                                in FIGURE_SUFFIXES)
     for sentence in found.notes:
         said.note(sentence)
     return _finish(found.table, out, lambda: found.plot(cost_unit=args.cost_unit),
@@ -398,11 +400,7 @@ def _compare_many(args: argparse.Namespace) -> tuple[int, Said]:
     if results.task is not None:
         found = analyses.many_tasks(results, ns, args.confidence,
                                     baseline=args.baseline, method=args.method)
-        print(f"across {len(results.tasks)} tasks: mean rank (1 the best), the "
-              "aggregate median on each task's scale (0: one round's expected "
-              "best, 1: the best observed) with its band, simultaneous over "
-              f"models, tasks and budgets at {args.confidence:.0%}, and on how "
-              "many tasks each model may still be best")
+        print(found.heading)
     else:
         found = analyses.many_models(results, ns, args.confidence, adjust=adjust,
                                      baseline=args.baseline, method=args.method)
@@ -439,29 +437,18 @@ def plan(args: argparse.Namespace) -> tuple[int, Said]:
     if args.a == args.b:
         raise UsageError(f"A and B are both {args.a!r}: name two different models "
                          "to plan for")
-    if args.budget < 1:
-        raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
-                         f"{args.budget}")
-    args.names = {"scores_a": args.a, "scores_b": args.b}
     out = _check_out(args.out, _inputs(args))
     results = _results(args, args.group, said)
     if results.group is None:
         raise UsageError("--group: name the column of model names, e.g. --group "
                          "model (several Optuna studies: --study A,B)")
-    if len(results.tasks) > 1:
-        raise UsageError(f"--task: a plan compares two models on one task, and these "
-                         f"results hold {len(results.tasks)}; plan on one task's rows")
-    if args.replications < 2:
-        raise UsageError(f"--replications must be a whole number ≥ 2, got "
-                         f"{args.replications}")
-    if results.runs is not None:
-        raise UsageError("--runs: plans for repeated runs of an adaptive tuner are "
-                         "not made yet; plan from one random search per model")
+    ns = _budgets(args.ns)
     found = analyses.plan(results, args.a, args.b, args.budget, args.more,
                           args.confidence, method=args.method,
                           replications=args.replications, seed=args.seed,
                           tail=args.tail,
-                          unit=args.cost_unit or cost_unit(results.cost))
+                          unit=args.cost_unit or cost_unit(results.cost),
+                          ns=ns)
     for sentence in found.notes:
         said.note(sentence)
     done = _finish(found.table, out, found.plot, found.caption(), said,
@@ -586,18 +573,12 @@ def report(args: argparse.Namespace) -> tuple[int, Said]:
     results = _results(args, args.group, said)
     models = None if args.models is None else [
         m.strip() for m in args.models.split(",") if m.strip()]
-    if args.budget is not None and args.budget < 1:
-        raise UsageError(f"--budget must be a number of rounds ≥ 1, got "
-                         f"{args.budget}")
-    if args.score_name is not None and not args.score_name.strip():
-        raise UsageError("--score-name must name the score, e.g. --score-name "
-                         "'log loss' (or leave it out for the column's name)")
     built = build_report(results, models=models, target=args.target,
                          confidence=args.confidence, method=args.method,
                          strategy=args.strategy, title=args.title,
                          budget=args.budget, highlight=_listed(args.highlight),
                          vector_figures=out.suffix.lower() == ".tex",
-                         score_name=args.score_name)
+                         score_name=args.score_name, negate=args.negate)
     from evp.analyses import for_paper
 
     # The reader's notes and warnings are said already (with their advice on
@@ -757,14 +738,11 @@ def search(args: argparse.Namespace) -> int:
                          f"({error})") from None
     from evp.search.runner import run_search
 
-    for name in ("trials", "jobs", "max_epochs", "patience", "subset"):
+    for name in ("trials", "max_epochs", "patience", "subset"):
         value = getattr(args, name)
         if value is not None and value < 1:
             flag = "--" + name.replace("_", "-")
             raise UsageError(f"{flag} must be at least 1, got {value}")
-    if args.address is not None and args.backend != "ray":
-        raise UsageError("--address names a Ray cluster: add --backend ray, or leave "
-                         "--address out")
     if args.embeddings is not None and not Path(args.embeddings).is_file():
         raise UsageError(f"--embeddings: no such file {args.embeddings}")
     if args.device not in ("auto", "cpu") and not args.device.startswith("cuda"):
@@ -1168,6 +1146,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the score's name in the report's words, tables and "
                             "figures, e.g. 'log loss' (default: the score column's "
                             "name)")
+    paper.add_argument("--negate", action="store_true",
+                       help="report the negated score, its direction flipped: a "
+                            "score recorded as its negation (neg_log_loss, "
+                            "maximised) reported as the loss, named by "
+                            "--score-name")
     paper.add_argument("--highlight", metavar="MODEL[,MODEL]",
                        help="with three or more models or several tasks: the "
                             "model(s) to draw in bold, e.g. your own (default: "
@@ -1381,6 +1364,18 @@ def _composed_names(args: argparse.Namespace) -> None:
             setattr(args, name, composed(getattr(args, name)))
 
 
+def _model_words(args: argparse.Namespace) -> dict | None:
+    """The user's words for the library's in a command's messages: the two
+    models' names for ``scores_a`` and ``scores_b`` where a command compares
+    two, ``--tail`` for a tail's ``threshold``."""
+    if args.command == "curve" and getattr(args, "tail", None) is not None:
+        return {"threshold": "--tail"}
+    pair = ((args.a, args.b) if args.command == "plan" else
+            tuple(args.models) if args.command == "compare" else ())
+    return ({"scores_a": pair[0], "scores_b": pair[1]} if len(pair) == 2
+            else None)
+
+
 def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as loading:
         warnings.simplefilter("always")
@@ -1409,13 +1404,12 @@ def main(argv: list[str] | None = None) -> int:
         own.error(f"unrecognized arguments: {' '.join(extra)}")
     _composed_names(args)
     flags = parameter_flags(parser)
-    names = None
+    names = _model_words(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             done = args.handler(args)
             status, said = done if isinstance(done, tuple) else (done, Said())
-            names = getattr(args, "names", None)
             for kind, text in said.lines:
                 words = in_command_line_words(text, flags, names)
                 print(_shown(f"{kind}: {words}"), file=sys.stderr)
@@ -1428,7 +1422,6 @@ def main(argv: list[str] | None = None) -> int:
             print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
             status = 2
         except (UsageError, ValueError, OSError) as error:
-            names = getattr(args, "names", None)
             message = in_command_line_words(_in_words(error), flags, names,
                                             getattr(error, "param", None))
             print(_shown(f"evp {args.command}: {message}"), file=sys.stderr)
@@ -1444,7 +1437,6 @@ def main(argv: list[str] | None = None) -> int:
                          "command; EVP_DEBUG=1 shows the traceback)"),
                   file=sys.stderr)
             status = 3
-    names = getattr(args, "names", None)
     # Each distinct warning once, on one line, without the library's file and line.
     shown = (RuntimeWarning, UserWarning)
     for message in dict.fromkeys(str(w.message) for w in (*loading, *caught)

@@ -34,7 +34,6 @@ Statist. 7(3).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +47,7 @@ from evp.bands import (
     _cdf_band,
     _curve_band,
     _curve_band_iv,
+    _mirrored,
     _warn_if_ties,
 )
 
@@ -94,7 +94,10 @@ def _top_cdf_band(x: np.ndarray, confidence: float, method: str, q: float,
 
 def _top_band(x, k, **options) -> TuningCurveBand:
     """The tuning-curve band of sorted scores x read from the top CDF band
-    (:func:`_top_cdf_band`), for checked options (quantile curves only)."""
+    (:func:`_top_cdf_band`), for checked options (quantile curves only); for
+    losses, from the negated losses (:func:`evp.bands._mirrored`)."""
+    if options["minimize"]:
+        return _mirrored(_top_band, x, k, options)
     cdf = _top_cdf_band(x, options["confidence"], options["method"], options["q"],
                         options["minimize"])
     return _curve_band(x, k, **options, cdf=cdf, construction="top_band")
@@ -117,7 +120,12 @@ def _interval_band(x, k, *, alpha_worse, alpha_better, confidence, method, q,
     """The q-quantile curve bounded only at the budgets k, by exact order
     statistics (:func:`_interval_ranks`) of the sorted scores x (rows of
     samples): `confidence` is what the misses add up to, as the caller spent
-    them."""
+    them; for losses, from the negated losses (:func:`evp.bands._mirrored`)."""
+    if minimize:
+        return _mirrored(_interval_band, x, k, dict(
+            alpha_worse=alpha_worse, alpha_better=alpha_better,
+            confidence=confidence, method=method, q=q, bounds=bounds,
+            minimize=minimize))
     a, b = bounds
     edge = np.ones((*x.shape[:-1], 1))
     points = np.concatenate((a * edge, x, b * edge), axis=-1)
@@ -163,7 +171,11 @@ def _sharper(size: int, k, *, band_confidence, method, q, minimize, alpha_worse,
     The ranks depend on the count of rounds, the budgets and the levels only,
     never on the scores, so choosing by them keeps each construction's
     guarantee whole (a choice made after seeing the scores would not), and one
-    model's choice never depends on another's rounds."""
+    model's choice never depends on another's rounds. A loss's choice is
+    that of the negated losses (:func:`evp.bands._mirrored`), whose curves it
+    reads."""
+    if minimize:
+        q, minimize = 1.0 - q, False
     options = dict(band_confidence=band_confidence, method=method, q=q,
                    minimize=minimize, alpha_worse=alpha_worse,
                    alpha_better=alpha_better)
@@ -280,7 +292,7 @@ class Comparison:
         figure = _display.band_figure(self.ns, [
             (name, band.lower, band.estimate, band.upper)
             for name, band in (("a", self.band_a), ("b", self.band_b))])
-        return _display.page(title, self.describe(), [shown, figure])
+        return _display.page(title, [], [shown, figure])
 
     def winner(self, names=("a", "b")) -> np.ndarray:
         """Per budget, the name of the model with evidence in its favour, or ""."""
@@ -310,80 +322,6 @@ class Comparison:
         columns[f"{a} beats {b}"] = self.evidence
         columns[f"{b} beats {a}"] = self.reverse_evidence
         return pd.DataFrame(columns)
-
-    def describe(self, names=("a", "b")) -> list[str]:
-        """The verdict in words: one sentence per run of budgets with the same verdict.
-
-        For 1-D scores. E.g. ``"n = 1–8: strong evidence that a beats b (a's band
-        lies wholly above b's)."``
-        """
-        if self.evidence.ndim != 1:
-            raise ValueError("describe needs a comparison of 1-D scores (one sample "
-                             "per model)")
-        a, b = (str(name) for name in names)
-        verdicts = zip(self.winner(names), self.strength(), strict=True)
-        sentences, start = [], 0
-        for (winner, strength), run in itertools.groupby(verdicts):
-            stop = start + len(list(run))
-            span = f"n = {self.ns[start]:g}" + (
-                f"–{self.ns[stop - 1]:g}" if stop - start > 1 else "")
-            loser = b if winner == a else a
-            said = _MEANING[strength].format(w=winner, l=loser)
-            if self.construction == "budgets":
-                said = said.replace("band", "interval")
-            elif self.construction == "both":
-                said = said.replace("band", "bound")
-            sentences.append(f"{span}: {said}.")
-            start = stop
-        if self.construction != "band":
-            which = {self.band_a.construction, self.band_b.construction}
-            read = " and ".join(
-                _top_band_read(self.band_a.q, self.band_a.minimize)
-                if c == "top_band" else _CONSTRUCTION_READ[c]
-                for c in CONSTRUCTIONS if c in which)
-            each = (" (one construction for each model)" if len(which) > 1
-                    else "")
-            sentences.append(
-                f"Read from {read}{each}: each model's bounds hold at all these "
-                f"budgets at once with probability at least "
-                f"{self.confidence:.0%}. A figure draws the full bands.")
-        return sentences
-
-
-#: What a verdict read from each construction was read from, in words (the top
-#: band's depends on the curve: :func:`_top_band_read`).
-_CONSTRUCTION_READ = {
-    "band": "a band over every budget",
-    "budgets": "exact intervals at these budgets only",
-}
-
-
-def _top_band_read(q: float, minimize: bool) -> str:
-    """The top band in words for the q-quantile curve: at budgets k ≥ 1 that
-    curve reads CDF levels q^(1/k) ≥ q (1 − (1 − q)^(1/k) ≤ q for losses), so
-    the band is exact over the order statistics from about the q-th fraction to
-    the best: the better 1 − q of them for scores, q for losses (and the few
-    ranks just beyond, whose bounds can reach that level; see
-    :func:`_top_first`)."""
-    share = q if minimize else 1.0 - q
-    part = ("the better half" if abs(share - 0.5) < 1e-12
-            else f"about the better {share:.0%}")
-    curve = ("a median curve" if abs(q - 0.5) < 1e-12
-             else f"a {q:g}-quantile curve")
-    return (f"a band over every budget made exact over {part} of the order "
-            f"statistics, the ones {curve} reads")
-
-
-_MEANING = {  # the labels in words, for a winner w and a loser l
-    "strong": "strong evidence that {w} beats {l} ({w}'s band lies wholly above "
-              "{l}'s)",
-    "fair": "fair evidence that {w} beats {l} (each band excludes the other's "
-            "estimate)",
-    "weak": "weak evidence that {w} beats {l} (one band excludes the other's "
-            "estimate)",
-    "none": "no evidence either way (the bands overlap and each contains the "
-            "other's estimate)",
-}
 
 
 def compare(
@@ -440,8 +378,8 @@ def compare(
     Returns
     -------
     Comparison
-        Both directions' labels and both bands; ``.to_frame(names)`` and
-        ``.describe(names)`` give the table and the verdict in words.
+        Both directions' labels and both bands; ``.to_frame(names)`` gives the
+        table (:func:`evp.analyses.two_models` says the verdict in words).
 
     Notes
     -----
@@ -472,7 +410,7 @@ def compare(
     count of rounds, the budgets and c only, so the choice cannot favour a
     verdict and each guarantee stands as derived (the verdict needs each model's
     bounds to hold, whichever construction gave them). ``.construction`` says which
-    was used, and ``.describe()`` says it in words.
+    was used.
 
     **The top band** (``construction="top_band"``). At a budget k ≥ 1 the
     q-quantile curve reads the CDF at levels :math:`q^{1/k} \ge q` only: its

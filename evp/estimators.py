@@ -253,7 +253,10 @@ def quantile_tuning_curve(scores, ns, *, q: float = 0.5, minimize: bool = False)
     minimize = as_bool(minimize, "minimize")
     q = as_probability(q, "q", closed=True)
     k, ns_scalar = as_ns(ns, integer=False)
-    out = quantile_of_best(x, empirical(x.shape[1])[0], k, q, minimize=minimize)
+    if minimize:  # minus the (1 − q)-quantile curve of the negated losses
+        out = -quantile_of_best(-x[:, ::-1], empirical(x.shape[1])[0], k, 1.0 - q)
+    else:
+        out = quantile_of_best(x, empirical(x.shape[1])[0], k, q)
     return _shape_like_input(out, np.ndim(scores), ns_scalar)
 
 

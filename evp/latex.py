@@ -160,7 +160,10 @@ def _cell(value, places: int | None = None, open_: bool = False) -> str:
             if open_:
                 return "open"
             return r"$\infty$" if value > 0 else r"$-\infty$"
-        return escape(number(value, places))
+        text = number(value, places)
+        # A minus sign, not a hyphen: "−0.25", as the number is typeset.
+        return (r"$-$" + escape(text[1:]) if text.startswith("-")
+                else escape(text))
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
     return escape(value)
@@ -199,6 +202,19 @@ def _header(name, width: int = 14, align: str = "l") -> str:
         return escape(lines[0])
     return (f"\\begin{{tabular}}[b]{{@{{}}{align}@{{}}}}"
             + " \\\\ ".join(escape(x) for x in lines) + "\\end{tabular}")
+
+
+def _groups(lengths: list, page: int) -> list[list[int]]:
+    """The columns in the fewest parts of about equal width that each fit a
+    line of `page` characters, every part led by the first column (what names
+    the rows); one part when no count of parts fits."""
+    rest = list(range(1, len(lengths)))
+    for parts in range(2, len(rest) + 1):
+        groups = [[0, *(int(j) for j in chunk)]
+                  for chunk in np.array_split(rest, parts)]
+        if all(sum(lengths[j] + 3 for j in group) <= page for group in groups):
+            return groups
+    return [[0, *rest]]
 
 
 #: About the characters of \\small text a column of a two-column page holds
@@ -294,12 +310,27 @@ def latex_table(frame: pd.DataFrame, *, caption: str, label: str | None = None,
     end = " \\tabularnewline" if ragged else " \\\\"
     cells = [[f"\\raggedright {c}" if k == "p" and c else c
               for c, k in zip(row, kinds, strict=True)] for row in cells]
-    body = [f"\\begin{{tabular}}{{{''.join(columns)}}}", "\\toprule",
-            " & ".join(_header(c, w, "r" if k == "r" else "l") for c, w, k in
-                       zip(frame.columns, heads, kinds, strict=True)) + end,
-            "\\midrule",
-            *(" & ".join(row) + end for row in cells),
-            "\\bottomrule", "\\end{tabular}"]
+    def tabular(chosen) -> list[str]:
+        return [f"\\begin{{tabular}}{{{''.join(columns[j] for j in chosen)}}}",
+                "\\toprule",
+                " & ".join(_header(frame.columns[j], heads[j],
+                                   "r" if kinds[j] == "r" else "l")
+                           for j in chosen) + end,
+                "\\midrule",
+                *(" & ".join(row[j] for j in chosen) + end for row in cells),
+                "\\bottomrule", "\\end{tabular}"]
+
+    groups = _groups(lengths, page) if width > page and not ragged else None
+    if groups is not None and len(groups) > 1:
+        # Too wide for a line: the columns in parts, one under the other, each
+        # led by the first column, at the text's size (a table scaled to fit
+        # was set at 6pt in one column).
+        body = []
+        for part, chosen in enumerate(groups):
+            body += ([] if part == 0 else ["\\par\\medskip"]) + tabular(chosen)
+        width = 0
+    else:
+        body = tabular(range(len(columns)))
     if width > page:  # maybe wider than the line: scaled to it only if it is
         body = ["\\sbox0{%", *body, "}%",
                 "\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}%",

@@ -47,6 +47,7 @@ import pandas as pd
 from evp._optional import import_optional_dependency
 from evp._validation import TiesWarning, as_count, as_list
 from evp._workspace import RUNS_FOLDER, progress, project_root
+from evp.analyses import wording
 from evp.plot import METHOD_NAMES
 from evp.readers import load_search, read_results
 from evp.results import Results
@@ -260,8 +261,7 @@ def load_results(results_path=None, *, paper: PaperData | None = None,
         # The bands assume continuous scores; with ties they are a close
         # approximation. Said once here, not once per call.
         warnings.simplefilter("ignore", TiesWarning)
-        notes.append(f"tied scores in {', '.join(tied)}: the bands' coverage is "
-                     "exact for continuous scores, close with ties")
+        notes.append(wording.tied_scores(tied))
     if results.minimize:
         score_name = results.score_name
         notes.append(f"{score_name} is a loss: the analysis works on -{score_name}, "
@@ -522,6 +522,12 @@ def report_claims(rows, *, name: str, folder, check: bool, results=None,
     defaults = {"kind": "must hold", "source": source, "credit": credit,
                 "data": data}
     records = [_claim_row(row, defaults) for row in rows]
+    if results is not None and not results.is_paper:
+        # Judged on the user's own results, not on a paper's data: no row says
+        # "paper" of them.
+        for record in records:
+            if record["data"] == "paper":
+                record["data"] = None
     for record in records:
         for label, allowed in (("credit", CLAIM_CREDITS), ("data", CLAIM_DATA)):
             if record[label] is not None and record[label] not in allowed:

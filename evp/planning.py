@@ -411,7 +411,8 @@ def _reflected(values, a, b):
 def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *,
                   method: str = "ld_highest_density", bounds=(None, None),
                   replications: int = 1000, rng=None, minimize: bool = False,
-                  tail: str = "exponential"):
+                  tail: str = "exponential", family=None,
+                  construction: str = "auto"):
     r"""Predicted chance that more rounds give a strong verdict at budget n.
 
     After ``more_rounds`` more rounds of random search for each model, will
@@ -457,6 +458,13 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
         goodness-of-fit check, else the exponential tail. ``.tails`` says which
         each model got. The quadratic tail is the worse calibrated from a few
         rounds (see the module).
+    family : sequence of float, optional
+        The budgets the future verdict's bounds hold over together, `n` among
+        them: the verdict predicted is ``evp.compare(…, family,
+        construction=construction)`` read at `n`. Default `n` alone.
+    construction : {"auto", "band", "top_band", "budgets"}, default "auto"
+        As in :func:`evp.compare` (the band's verdict at `n` is the same
+        whatever the family).
 
     Returns
     -------
@@ -500,6 +508,11 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     if not (math.isfinite(n) and n >= 1):
         raise ValueError(f"n must be a budget ≥ 1 (rounds of search), got {n!r}")
     plans = _as_plans(more_rounds)
+    family = [n] if family is None else [float(k) for k in np.ravel(family)]
+    if n not in family:
+        raise ValueError(f"family must hold the budget n={n:g}, got "
+                         f"{', '.join(f'{k:g}' for k in family)}")
+    column = family.index(n)
     confidence = as_probability(confidence, "confidence")
     method = as_choice(method, "method", METHODS)
     minimize = as_bool(minimize, "minimize")
@@ -515,6 +528,12 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     a, b = as_bounds(bounds, min(x_a[0], x_b[0]), max(x_a[-1], x_b[-1]))
     tail = as_choice(tail, "tail", ("exponential", "quadratic"))
     rng = np.random.default_rng(rng)
+    # One orientation: losses are negated (the best of k losses is minus the
+    # best of k negated ones), so that a loss and its negation, maximised, get
+    # the same plan, future by future.
+    loss, minimize = minimize, False
+    if loss:
+        x_a, x_b, (a, b) = -x_a[::-1], -x_b[::-1], (-b, -a)
     fitted = {name: _best_tail(x, minimize) if tail == "quadratic" else None
               for name, x in (("a", x_a), ("b", x_b))}
     labels = {name: np.empty((len(plans), replications), dtype="<U6")
@@ -536,13 +555,14 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
             # reading repeats the extremes on purpose).
             warnings.simplefilter("ignore", RuntimeWarning)
             verdict, verdict_light = (
-                compare(*futures[reading], [n], confidence, method=method,
-                        bounds=(a, b), minimize=minimize)
+                compare(*futures[reading], family, confidence, method=method,
+                        bounds=(a, b), minimize=minimize,
+                        construction=construction)
                 for reading in ("tailed", "light"))
-        labels["a"][i] = verdict.evidence[:, 0]
-        labels["b"][i] = verdict.reverse_evidence[:, 0]
-        light[i] = ((verdict_light.evidence[:, 0] == "strong")
-                    | (verdict_light.reverse_evidence[:, 0] == "strong"))
+        labels["a"][i] = verdict.evidence[:, column]
+        labels["b"][i] = verdict.reverse_evidence[:, column]
+        light[i] = ((verdict_light.evidence[:, column] == "strong")
+                    | (verdict_light.reverse_evidence[:, column] == "strong"))
     strong_a = np.mean(labels["a"] == "strong", axis=1)
     strong_b = np.mean(labels["b"] == "strong", axis=1)
     strong = strong_a + strong_b  # the two are exclusive (antisymmetric labels)
@@ -551,15 +571,14 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
     # The range, in the orientation where higher is better (see the module):
     # the low end the least chance with both models inside their
     # RANGE_BAND_CONFIDENCE CDF bands, the high end the RANGE_LEVEL quantile of
-    # the chance over the two distributions' posterior, each draw's chance exact.
-    if minimize:  # losses negated: a's lower loss is a's higher score
-        o_a, o_b, edges = -x_a[::-1], -x_b[::-1], np.array([-b, -a])
-    else:
-        o_a, o_b, edges = x_a, x_b, np.array([a, b])
-    low, _ = _strong_range(o_a, o_b, n, plans, confidence, method, edges,
-                           RANGE_BAND_CONFIDENCE)
-    posterior = _posterior_chances(o_a, o_b, n, plans, confidence, method, edges,
-                                   POSTERIOR_DRAWS, rng)
+    # the chance over the two distributions' posterior, each draw's chance exact;
+    # both of compare's verdict with the family and construction asked for
+    # (the scores are oriented above).
+    edges, reading = np.array([a, b]), (family, construction)
+    low, _ = _strong_range(x_a, x_b, n, plans, confidence, method, edges,
+                           RANGE_BAND_CONFIDENCE, reading)
+    posterior = _posterior_chances(x_a, x_b, n, plans, confidence, method, edges,
+                                   POSTERIOR_DRAWS, rng, reading)
     high = np.maximum(np.quantile(posterior, RANGE_LEVEL, axis=1), low)
     light_share = light.mean(axis=1)
     return VerdictPower(
@@ -569,38 +588,49 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
         strong_light=light_share, strong_low=low, strong_high=high,
         tails=tuple("exponential" if chosen is None else
                     f"noisy quadratic (c = {chosen.fit.c}, fitted "
-                    f"{'below' if minimize else 'above'} {chosen.threshold:.4g})"
+                    f"{'below' if loss else 'above'} "
+                    f"{-chosen.threshold if loss else chosen.threshold:.4g})"
                     for chosen in fitted.values()),
         replications=replications,
         predictive=PREDICTIVE,
-        confidence=confidence, method=method, minimize=minimize)
+        confidence=confidence, method=method, minimize=loss)
 
 
 # ------------------------------------------------------------ the exact chance
 
 
-def _edge_ranks(size: int, n: float, confidence: float, method: str):
+def _edge_ranks(size: int, n: float, confidence: float, method: str,
+                reading=(None, "auto")):
     """Ranks of the order statistics that are the median curve's lower and upper
     bounds at budget n, from `size` rounds, as :func:`evp.compare` at the one
     budget n builds them (the band, the top band or the exact interval at n,
     whichever is the sharpest: the verdict rule a plan's future verdict
     uses): 0 is the lower bound, size + 1 the upper. They depend on the size,
     budget, confidence and method only (every construction is
-    distribution-free), so they are cached."""
-    return _ranks_at(int(size), float(n), float(confidence), str(method))
+    distribution-free), so they are cached. `reading` is (the family of
+    budgets, n among them, or None for n alone; the construction), as
+    :func:`verdict_power` takes them."""
+    family, construction = reading
+    family = None if family is None else tuple(float(k) for k in family)
+    return _ranks_at(int(size), float(n), float(confidence), str(method), family,
+                     str(construction))
 
 
 @functools.lru_cache(maxsize=4096)
-def _ranks_at(size: int, n: float, confidence: float, method: str):
+def _ranks_at(size: int, n: float, confidence: float, method: str, family,
+              construction: str):
     """:func:`_edge_ranks`, cached: a plan asks for the same few many times."""
-    k = np.array([float(n)])
-    alpha = (1.0 - confidence) / 2  # one budget, both sides: as compare spends
+    k = np.asarray([float(n)] if family is None else family, dtype=float)
+    at = int(np.flatnonzero(k == float(n))[0])
+    # The budgets and both sides, as compare spends 1 − c.
+    alpha = (1.0 - confidence) / (2 * k.size)
     spent = dict(alpha_worse=alpha, alpha_better=alpha)
     options = dict(band_confidence=confidence, method=method, q=0.5,
                    minimize=False, **spent)
-    low, high = _construction_ranks(_sharper(size, k, **options), size, k,
-                                    **options)
-    return int(low[0]), int(high[0])
+    which = (_sharper(size, k, **options) if construction == "auto"
+             else construction)
+    low, high = _construction_ranks(which, size, k, **options)
+    return int(low[at]), int(high[at])
 
 
 def _order_statistic_cdf(observed, support, cdf, more, rank, bounds, at):
@@ -641,7 +671,7 @@ def _exceeds(low, high):
 
 
 def _strong_chance(observed_a, law_a, more_a, observed_b, law_b, more_b, n,
-                   confidence, method, bounds):
+                   confidence, method, bounds, reading=(None, "auto")):
     """Exact chances of strong evidence that a beats b and that b beats a at
     budget n (higher is better) after `more_a` and `more_b` i.i.d. rounds from
     the step distributions `law_a` and `law_b` (pairs: sorted support, CDF there;
@@ -652,8 +682,10 @@ def _strong_chance(observed_a, law_a, more_a, observed_b, law_b, more_b, n,
     above b's band's upper edge, L_a > U_b; each edge is an order statistic of
     the model's rounds (:func:`_edge_ranks`), so both chances are sums over the
     values U_b can take of P(U_b = t) P(L_a > t), every term exact."""
-    ranks = {"a": _edge_ranks(observed_a.size + more_a, n, confidence, method),
-             "b": _edge_ranks(observed_b.size + more_b, n, confidence, method)}
+    ranks = {"a": _edge_ranks(observed_a.size + more_a, n, confidence, method,
+                              reading),
+             "b": _edge_ranks(observed_b.size + more_b, n, confidence, method,
+                              reading)}
     points = np.unique(np.concatenate((observed_a, observed_b, law_a[0], law_b[0],
                                        bounds)))
     edges = {}
@@ -680,7 +712,8 @@ def _band_extremes(x, confidence, method, bounds):
     return (support, smallest), (support, largest)
 
 
-def _strong_range(x_a, x_b, n, plans, confidence, method, bounds, range_confidence):
+def _strong_range(x_a, x_b, n, plans, confidence, method, bounds, range_confidence,
+                  reading=(None, "auto")):
     """Bounds on the chance of strong evidence either way that hold whenever
     both models' distributions lie inside their `range_confidence` CDF bands:
     each direction's chance is monotone in the two distributions (a stochastically
@@ -694,7 +727,7 @@ def _strong_range(x_a, x_b, n, plans, confidence, method, bounds, range_confiden
     for more_a, more_b in plans:
         def chance(law_a, law_b, more_a=int(more_a), more_b=int(more_b)):
             return _strong_chance(x_a, law_a, more_a, x_b, law_b, more_b, n,
-                                  confidence, method, bounds)
+                                  confidence, method, bounds, reading)
 
         a_up = chance(high_a, low_b)  # a as high, b as low as the bands allow
         a_down = chance(low_a, high_b)
@@ -717,7 +750,7 @@ def _posterior_laws(x: np.ndarray, draws: int, rng):
 
 
 def _posterior_chances(x_a, x_b, n, plans, confidence, method, bounds, draws,
-                       rng) -> np.ndarray:
+                       rng, reading=(None, "auto")) -> np.ndarray:
     """The chance of strong evidence either way at budget n after each plan's
     rounds, under each of `draws` posterior distributions of the two models
     (:func:`_posterior_laws`), exactly given each draw (:func:`_strong_chance`):
@@ -725,7 +758,7 @@ def _posterior_chances(x_a, x_b, n, plans, confidence, method, bounds, draws,
     law_a, law_b = _posterior_laws(x_a, draws, rng), _posterior_laws(x_b, draws, rng)
     return np.array([np.add(*_strong_chance(x_a, law_a, int(more_a), x_b, law_b,
                                             int(more_b), n, confidence, method,
-                                            bounds))
+                                            bounds, reading))
                      for more_a, more_b in plans])
 
 

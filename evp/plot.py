@@ -901,6 +901,7 @@ def plot_tuning_curves(
     ax=None,
     panels: bool | None = None,
     band: str | None = None,
+    table=None,
 ):
     """Plot expected-best-score curves per model; return the Axes.
 
@@ -952,6 +953,11 @@ def plot_tuning_curves(
     panels : bool, optional
         One panel per model on shared axes (each with the other models in light
         grey). Default: panels when there are more than two models and no `ax`.
+    table : pandas.DataFrame, optional
+        The table to draw, as :func:`evp.tuning_curve_table` (or, for repeated
+        runs, :func:`evp.tables.anytime_table`) made it from `data` with these
+        options: an analysis draws the table it holds rather than computing it
+        again (:meth:`evp.analyses.Curves.plot`).
 
     Returns
     -------
@@ -973,10 +979,11 @@ def plot_tuning_curves(
         raise ValueError("x='cost': repeated runs are drawn against the tuner's "
                          "trials; leave x out")
     if anytime:
-        table = tables.anytime_table(results, ns=ns, confidence=confidence)
+        table = (tables.anytime_table(results, ns=ns, confidence=confidence)
+                 if table is None else table.copy())
         table["curve"] = table["median"]
         std, method = False, "anytime"
-    else:
+    elif table is None:
         table = tables.tuning_curve_table(results, estimator=estimator, ns=ns,
                                           method=method, confidence=confidence)
     needed = {}
@@ -1086,7 +1093,11 @@ def plot_tuning_curves(
                   else "trials of the tuner (n)" if anytime
                   else "rounds of random search (n)")
         word = "lowest" if minimize else "best"
-        ylabel = f"median {word} {y} so far" if anytime else score_label(y, minimize)
+        # What is drawn: the expected best alone, or beside the median and its
+        # band (the legend says which line is which).
+        ylabel = (f"median {word} {y} so far" if anytime
+                  else f"{word} {y} of n rounds" if method is not None
+                  else score_label(y, minimize))
         if panels:
             for panel in axes:
                 panel.set_xlabel("")

@@ -21,7 +21,8 @@ Many tasks (:class:`evp.Results` with a ``task`` role), budget by budget:
   over the pairs;
 * :func:`profile_table` (fixed budget) and :func:`target_table` (fixed target) —
   the views COCO and IOHanalyzer show for optimisers;
-* :func:`budget_changes` — where the budget changes the answer, in words.
+* :func:`leaders`, :func:`first_alone` — who leads at each budget (ties kept);
+  :func:`wilcoxon_limits` — the least p-value the tests across tasks can give.
 
 The statistics are those of :mod:`evp.multiple`; every frame says what its
 intervals cover.
@@ -59,10 +60,9 @@ __all__ = [
     "MAX_PAIR_ROWS",
     "BestSet",
     "PairVerdicts",
-    "across_tasks_sentences",
     "all_open",
+    "as_verdicts",
     "best_set",
-    "budget_changes",
     "compare_all",
     "first_alone",
     "leaders",
@@ -73,11 +73,10 @@ __all__ = [
     "pairs_across_tasks",
     "profile_table",
     "rank_table",
-    "span",
     "target_table",
     "task_curves",
     "verdict_budget",
-    "verdict_sentences",
+    "wilcoxon_limits",
 ]
 
 
@@ -110,16 +109,6 @@ def _construction(construction, ns) -> str:
     construction = as_choice(construction, "construction", CONSTRUCTIONS)
     named = ns is not None and not isinstance(ns, str)
     return "band" if construction == "auto" and not named else construction
-
-
-_CONSTRUCTION_WORDS = {
-    "band": "bands over every budget",
-    "top_band": "bands over every budget, exact over the better half of the "
-                "order statistics (the ones a median curve reads)",
-    "budgets": "exact order-statistic intervals at the budgets read",
-    "both": "exact order-statistic intervals at the budgets read or bands over "
-            "every budget, each model's the sharpest for its rounds",
-}
 
 
 def _ns(ns, scores: Mapping) -> np.ndarray:
@@ -172,27 +161,6 @@ class BestSet:
         that bounds its best (too few rounds to bound the best of so many)."""
         return all_open(self.lower, self.upper, self.minimize)
 
-    def describe(self) -> list[str]:
-        """The set in words: one sentence per run of budgets with the same set
-        and the same openness, so that "open" is said of no budget where a band
-        is bounded."""
-        sentences = []
-        members, open_ = self.members(), self.open_budgets()
-        budgets = list(members)
-        key = {n: (tuple(members[n]), bool(open_[n])) for n in budgets}
-        for run in _runs(budgets, key):
-            chosen, shut = key[run[0]]
-            who = (chosen[0] + " alone" if len(chosen) == 1
-                   else f"{len(chosen)} of {self.frame.shape[1]} models: "
-                        + ", ".join(chosen))
-            sentences.append(f"{span(run, budgets)}: {who} may still be best" + (
-                " (every band is open there: too few rounds to bound the best "
-                "of so many)" if shut else ""))
-        how = ("" if self.construction == "band" else
-               f"; {_CONSTRUCTION_WORDS[self.construction]}")
-        return [f"{s} ({self.confidence:.0%} confidence, simultaneous over models "
-                f"and budgets{how})." for s in sentences]
-
     def __repr__(self) -> str:
         sizes = self.frame.sum(axis=1)
         return (f"BestSet({self.frame.shape[1]} models, {len(self.frame)} budgets, "
@@ -205,8 +173,7 @@ class BestSet:
         shown = _display.table({"n": list(self.frame.index),
                                 "may still be best": [", ".join(m) for m in
                                                       self.members().values()]})
-        return _display.page(f"Best set at {self.confidence:.0%}", self.describe(),
-                             [shown])
+        return _display.page(f"Best set at {self.confidence:.0%}", [], [shown])
 
 
 def best_set(scores, ns=None, confidence: float = 0.8, *,
@@ -514,7 +481,7 @@ class PairVerdicts:
 
 class _TableVerdicts:
     """A table of every pair's verdict (:func:`compare_all`'s columns) read as
-    :class:`PairVerdicts` is, for :func:`verdict_sentences`."""
+    :class:`PairVerdicts` is, for the verdicts' words (:func:`as_verdicts`)."""
 
     def __init__(self, table: pd.DataFrame):
         self._table = table
@@ -853,40 +820,9 @@ def all_open(lower: pd.DataFrame, upper: pd.DataFrame, minimize: bool) -> pd.Ser
                      index=lower.index)
 
 
-# -------------------------------------------------------------------- the words
-# Every sentence that the command line and the report print about these tables
-# is made here, from the tables, so that both say the same thing and a test can
-# read each one back against the table it came from. The rules: a model is first
-# only when it leads alone (a tie is said as a tie); the budget changes the
-# answer only when the models that lead alone differ; "open" is said only of
-# budgets where every band is open; and a test that cannot reach its level says
-# so, with the smallest p-value it could give, before what the data does show.
-
-
-def _runs(budgets, key) -> list[list]:
-    """The budgets, in order, cut into runs of neighbours with equal key[n]."""
-    runs = []
-    for n in budgets:
-        if runs and key[runs[-1][-1]] == key[n]:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return runs
-
-
-def span(chosen, budgets) -> str:
-    """Budgets in words, "n = 1–3, 10, 35": a dash joins budgets that are
-    neighbours among `budgets` (all the table's budgets, in order)."""
-    budgets = list(budgets)
-    inside = {n: n in set(chosen) for n in budgets}
-    parts = [f"{run[0]:g}" + (f"–{run[-1]:g}" if len(run) > 1 else "")
-             for run in _runs(budgets, inside) if inside[run[0]]]
-    return "n = " + ", ".join(parts)
-
-
-def _and(names) -> str:
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+# ------------------------------------------------------------ the leaders
+# Data for the sentences (evp.analyses.wording words them): who leads at each
+# budget, a tie said as a tie.
 
 
 def leaders(ranked: pd.DataFrame) -> dict:
@@ -914,47 +850,6 @@ def first_alone(ranked: pd.DataFrame) -> pd.Series:
                       for n, (who, _) in leaders(ranked).items()}, dtype=object)
 
 
-def budget_changes(ranked: pd.DataFrame) -> list[str]:
-    """Where the budget changes the answer, in words, from :func:`rank_table`'s
-    table: the model of best mean rank over each run of budgets, or the models
-    that tie for it, then whether the budget changes the answer (only when the
-    models that lead alone are not the same at every budget where one does)."""
-    lead = leaders(ranked)
-    budgets = list(lead)
-    key = {n: (tuple(who), value if len(who) > 1 else None)
-           for n, (who, value) in lead.items()}
-    sentences = []
-    for run in _runs(budgets, key):
-        who, value = key[run[0]]
-        where = span(run, budgets)
-        if len(who) == 1:
-            sentences.append(f"{where}: {who[0]} has the best mean rank")
-        elif who:
-            sentences.append(f"{where}: {_and(who)} tie for the best mean rank "
-                             f"({value:.4g})")
-        else:
-            sentences.append(f"{where}: no model has rounds on any task")
-    alone = first_alone(ranked).dropna()
-    tied = [n for n in budgets if len(lead[n][0]) > 1]
-    if alone.nunique() > 1:
-        sentences.append(
-            "The budget changes the answer: the model ranked first is not the same "
-            "at every budget." if not tied else
-            "The budget changes the answer: the model ranked first alone is not the "
-            "same at every budget where one leads alone (tied at "
-            f"{span(tied, budgets)}).")
-    elif alone.nunique() == 1 and not tied:
-        sentences.append("The same model ranks first at every budget shown.")
-    elif alone.nunique() == 1:
-        sentences.append(f"No other model ranks first alone at any budget shown: "
-                         f"{alone.iloc[0]} does at {span(alone.index, budgets)}; "
-                         f"the first place is tied at {span(tied, budgets)}.")
-    else:
-        sentences.append("No model ranks first alone at any budget shown: the first "
-                         "place is tied at every budget.")
-    return sentences
-
-
 def verdict_budget(open_: pd.Series):
     """The budget at which to show the family-wise verdicts as a matrix: the
     largest where not every band is open (where a verdict can be strong), or
@@ -963,153 +858,26 @@ def verdict_budget(open_: pd.Series):
     return max(readable) if readable else max(open_.index)
 
 
-def verdict_sentences(pairs: PairVerdicts | pd.DataFrame, open_: pd.Series,
-                      confidence: float, *, adjust: str | None = "holm",
-                      most: int | None = None) -> list[str]:
-    """Every pair's verdicts (:func:`pair_verdicts`, or :func:`compare_all`'s
-    table) in words, read at the
-    budgets where they can be strong: where every band is open (`open_`,
-    :func:`open_budgets` of the same bands), then how many strong verdicts the
-    other budgets have, and each pair's strong verdicts with their budgets (the
-    first `most`). The pairs are labelled a piece at a time: compare --all of
-    1,000 models has 6 million pair-budgets, never held at once.
-
-    `adjust` is the adjustment asked for; "holm" is said to be Bonferroni here
-    (the verdicts read bands, which give no p-values to step down through)."""
-    if isinstance(pairs, pd.DataFrame):
-        pairs = _TableVerdicts(pairs)
-    budgets = pairs.ns
-    shut = [n for n in budgets if bool(open_.get(n, False))]
-    readable = [n for n in budgets if n not in shut]
-    built = pairs.construction
-    bound = {"band": "band", "top_band": "band",
-             "budgets": "interval"}.get(built, "bound")
-    sentences = []
-    if shut:
-        sentences.append(
-            f"Every {bound} is open at {span(shut, budgets)} (too few rounds to "
-            "bound the best of so many), so no verdict there can be strong" + (
-                f"; not every {bound} is open at {span(readable, budgets)}."
-                if readable else "."))
-    models = len(pairs.models)
-    every = pairs.pairs // 2
-    found, strong_pairs, chosen, shown = pairs.strong(
-        [n in readable for n in budgets], most)
-    if pairs.adjust.startswith("none"):
-        how = (f"unadjusted: each pair alone at {confidence:.0%}, so some strong "
-               "verdicts are expected by chance with many pairs")
-    else:
-        what = {"band": "each band",
-                "top_band": "each band, exact over the better half of the "
-                            "order statistics",
-                "budgets": "each model's exact intervals at the budgets read, "
-                           "together"}.get(built, "each model's bounds (exact "
-                                                  "intervals at the budgets read "
-                                                  "or a band), together")
-        how = (f"family-wise: the chance of any wrong strong verdict, at any pair "
-               f"and budget, is at most {1 - confidence:.0%} ({what} at "
-               f"{pairs.band_confidence:.4g}, Bonferroni over "
-               f"{models} models' {bound}s" + (
-                   "; Holm's adjustment is the same here, as verdicts read from "
-                   "bands give no p-values to step down through"
-                   if adjust == "holm" else "") + ")")
-    if readable:
-        sentences.append(
-            f"At {span(readable, budgets)}: {found} strong verdict(s) over "
-            f"{pairs.pairs * len(readable)} ordered pair-budgets, on "
-            f"{strong_pairs} of {every} pairs; {how}.")
-    else:
-        sentences.append(f"No strong verdict can be made at any budget; {how}.")
-    said = [f"{a} beats {b} (strong) at {span(at, budgets)}." for a, b, at in shown]
-    if chosen > len(shown):
-        said.append(f"… and {chosen - len(shown)} more pairs with a strong "
-                    "verdict (the table lists them all).")
-    return sentences + said
+def as_verdicts(pairs) -> PairVerdicts | _TableVerdicts:
+    """Every pair's verdicts as :class:`PairVerdicts` reads them: `pairs`
+    itself, or :func:`compare_all`'s table behind the same methods."""
+    return _TableVerdicts(pairs) if isinstance(pairs, pd.DataFrame) else pairs
 
 
-def across_tasks_sentences(pairs: pd.DataFrame, counted: pd.DataFrame,
-                           confidence: float, *, most: int | None = None
-                           ) -> list[str]:
-    """The pairs across tasks in words: which differ (:func:`pairs_across_tasks`);
-    where the test cannot reach its level at this number of tasks and pairs, that
-    it cannot, with the smallest adjusted p-value it could give; and where no
-    pair differs, what the tasks do show (:func:`pair_tasks`, `counted`): for
-    each pair, on how many tasks each is ahead and on how many its within-task
-    verdict is strong. The first `most` pairs that differ, or the first `most`
-    lines of what the tasks show, are listed."""
+def wilcoxon_limits(pairs: pd.DataFrame, confidence: float = 0.8) -> dict:
+    """What the tests across tasks can give at all, from
+    :func:`pairs_across_tasks`'s table, whatever the scores: ``floor``, the
+    least Holm-adjusted p-value; ``alone``, the least p-value of the pair
+    tested on the most tasks; ``widest``, that most; ``pairs``, how many are
+    tested; and ``needed``, the fewest tasks (each pair on all of them) from
+    which the floor reaches the level 1 − `confidence` (None past 1,000)."""
     from evp.multiple import wilcoxon_floor
 
-    alpha = 1 - confidence
-    budgets = sorted(set(pairs["n"]))
-    if pairs.empty:
-        return ["No pair to test: one model only."]
     tested = pairs.groupby(["a", "b"], sort=False)["tasks"].first()
-    floor = holm_floor(tested.to_numpy())
-    widest = int(tested.max())
-    differ = pairs[pairs["differ"]]
-    # The signed-rank test ranks the differences' sizes across tasks, so the
-    # scale they are on is part of the answer: say which.
-    scale = ("The test ranks the differences between the pair's median curves "
-             "across tasks, each task's scores placed on its own 0–1 scale (1 at "
-             "the best score seen on the task), not in the scores' units.")
-    sentences = []
-    if widest == 0:
-        # Every task is tied (or missing a model): none has a range of scores
-        # to place the models on, so the test has no task to use.
-        sentences.append(
-            "The test has no task to use: on every task the pairs' models score "
-            "the same in every round (or one of them has no rounds), so no task "
-            "has a range of scores to place them on, and no pair can be found to "
-            "differ at any budget.")
-    elif floor > alpha:
-        alone = wilcoxon_floor(widest)
-        formula = f"2/2^{widest} = " if alone == min(1.0, 2 / 2 ** widest) else ""
-        sentences.append(
-            f"The test cannot decide here: with {widest} tasks, Wilcoxon's "
-            f"signed-rank test gives no p-value below {formula}{alone:.3g}, so "
-            f"after Holm over {len(tested)} pairs no adjusted p-value can be below "
-            f"{floor:.3g}, above the {alpha:.0%} level: no pair can be found to "
-            "differ at any budget, whatever the scores.")
-    elif differ.empty:
-        low = pairs.loc[pairs["p (Holm)"].idxmin()]
-        sentences.append(
-            f"No pair differs at {alpha:.0%} at any budget (Wilcoxon signed-rank "
-            f"on each task's 0–1 scale, Holm over {len(tested)} pairs): the "
-            "smallest adjusted p-value is "
-            f"{low['p (Holm)']:.3g} ({low['a']} and {low['b']} at n = {low['n']:g}), "
-            f"where the test could give as little as {floor:.3g}. {scale}")
-    else:
-        sentences.append(
-            f"{len(differ)} of {len(pairs)} pair-budgets differ at {alpha:.0%} "
-            f"(Wilcoxon signed-rank on each task's 0–1 scale, Holm over "
-            f"{len(tested)} pairs at each budget); the tasks are the sample, not "
-            f"the search noise within them. {scale}")
-        said = [f"n = {n:g}: {a} and {b} differ ({a} wins on {w:.0%} of {t} tasks, "
-                f"Holm p = {p:.3g})." for a, b, n, t, w, p in differ[
-                    ["a", "b", "n", "tasks", "a wins", "p (Holm)"]
-                ].itertuples(index=False)]
-        if most is not None and len(said) > most:
-            said = [*said[:most], f"… and {len(said) - most} more."]
-        return sentences + said
-    sentences.append(
-        "What the tasks show (ahead: the median curve is better on that task; "
-        "strong: the within-task verdict, its bands simultaneous over the tasks, "
-        f"models and budgets at {confidence:.0%}):")
-    columns = ["tasks", "a ahead", "b ahead", "a strong", "b strong"]
-    shown = []  # the first `most` of them
-    for (a, b), part in counted.groupby(["a", "b"], sort=False):
-        part = part.set_index("n")
-        ns = list(part.index)
-        key = {n: tuple(int(v) for v in part.loc[n, columns]) for n in ns}
-        for run in _runs(ns, key):
-            tasks, ahead_a, ahead_b, strong_a, strong_b = key[run[0]]
-            verdicts = ("no strong within-task verdict" if not strong_a + strong_b
-                        else f"strong within-task verdicts: {a} on {strong_a}, "
-                             f"{b} on {strong_b}")
-            shown.append(
-                f"{a} vs {b} at {span(run, budgets)}: {a} ahead on {ahead_a} of "
-                f"{tasks} tasks, {b} on {ahead_b}; {verdicts}.")
-    if most is not None and len(shown) > most:
-        shown = [*shown[:most], f"… and {len(shown) - most} more."]
-    return sentences + shown
-
+    widest = int(tested.max()) if len(tested) else 0
+    count = len(tested)
+    needed = next((t for t in range(2, 1001)
+                   if holm_floor([t] * max(count, 1)) <= 1 - confidence), None)
+    return {"floor": holm_floor(tested.to_numpy()), "widest": widest,
+            "alone": wilcoxon_floor(widest) if widest else 1.0, "pairs": count,
+            "needed": needed}

@@ -34,13 +34,11 @@ from evp._escape import visible
 from evp._numbers import shown_text as _text
 from evp._optional import import_optional_dependency
 from evp._validation import TiesWarning
-from evp.analyses import TO_FILL, for_paper, paper_value, with_floor
+from evp.analyses import TO_FILL, for_paper, with_floor, wording
+from evp.analyses.wording import OPEN
 
 __all__ = ["Report", "build_report", "for_paper", "with_floor"]
 
-#: What an open cell of a band means, said under every table that has one.
-OPEN = ("the band is unbounded there: too few rounds to bound the curve at that "
-        "budget with the stated confidence")
 
 @dataclass(frozen=True, eq=False)
 class Report:
@@ -74,7 +72,7 @@ class Report:
     warnings: list = field(default_factory=list)
 
     def __repr__(self) -> str:
-        return (f"Report({self.title!r}, {self.checklist.shape[1] - 1} model(s), "
+        return (f"Report({self.title!r}, {self.checklist.shape[1] - 1} models, "
                 f"{len(self.sections)} sections, {len(self.figures)} figures)")
 
     def to_html(self) -> str:
@@ -360,7 +358,7 @@ def build_report(results, *, models=None, minimize: bool | None = None,
                  method: str = "ld_highest_density", strategy: str | None = None,
                  title: str | None = None, budget: int | None = None,
                  highlight=None, vector_figures: bool = True,
-                 score_name: str | None = None) -> Report:
+                 score_name: str | None = None, negate: bool = False) -> Report:
     r"""Fill in the reporting checklist and draw the curves for a search's results.
 
     Parameters
@@ -396,6 +394,10 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     score_name : str, optional
         The score's name in the report's words, tables and figures (e.g. "log
         loss" for a column called ``value``); default ``results.score_name``.
+    negate : bool, default False
+        Report the negated score, its direction flipped: a score recorded as
+        its negation (``neg_log_loss``, maximised) reported as the loss itself,
+        named `score_name` (:func:`evp.analyses.negated`).
 
     Returns
     -------
@@ -406,7 +408,14 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     if not isinstance(results, Results):
         raise ValueError(f"results must be evp.Results, as evp.read_results returns "
                          f"them; got {type(results).__name__}")
-    results = with_floor(as_results(results, minimize=minimize).select(models))
+    if budget is not None and (isinstance(budget, bool) or not isinstance(
+            budget, int | np.integer) or budget < 1):
+        raise ValueError(f"budget must be a whole number of rounds ≥ 1, got "
+                         f"{budget!r}")
+    results = as_results(results, minimize=minimize).select(models)
+    if negate:
+        results = analyses.negated(results, score_name)
+    results = with_floor(results)
     if score_name is not None:
         if not isinstance(score_name, str) or not score_name.strip():
             raise ValueError(f"score_name must be a non-empty string, e.g. 'log "
@@ -417,71 +426,29 @@ def build_report(results, *, models=None, minimize: bool | None = None,
 
     # Checked before the work, whether or not a figure draws it.
     _highlighted(results.models, highlight)
-    minimize, score_name = results.minimize, results.score_name
-    scores = results.scores_as_read
     checklist = analyses.checklist(results, strategy).table
 
     with _own_warnings() as ours:
         sections, figures, vectors = _body(results, target, confidence, method,
                                            budget, {} if vector_figures else None,
                                            highlight)
-    notes = [f"{results.rounds} rounds of {len(scores)} model(s); score: {score_name}"
-             + (" (a loss: lower is better)" if minimize else "")]
     # What the reader says it read, for the paper's reader: its advice on
     # evp's options (pass cost=..., pass the search object) stays on the
     # terminal, where the command line says it.
-    notes += [for_paper(note) for note in results.notes]
+    notes = analyses.data_notes(results, strategy)
     # evp's own warnings, each once, as a note on the page (a tie warning per
     # pair would otherwise repeat itself); the libraries' are no news.
     if any(issubclass(w.category, TiesWarning) for w in ours):
-        notes.append("Some scores tie: the bands' coverage is exact for continuous "
-                     "scores and approximate with ties.")
+        notes.append(wording.tied_scores(
+            [results.label(m) for m, s in results.scores_as_read.items()
+             if np.unique(s[np.isfinite(s)]).size < np.isfinite(s).sum()]))
     notes += list(dict.fromkeys(str(w.message) for w in ours
                                 if not issubclass(w.category, TiesWarning)))
-    return Report(title=title or _title(results),
+    return Report(title=title or wording.title(results),
                   checklist=checklist, sections=sections, figures=figures,
                   notes=list(dict.fromkeys(notes)), vector_figures=vectors or {},
                   warnings=list(dict.fromkeys(for_paper(w)
                                               for w in results.warnings)))
-
-
-def _title(results) -> str:
-    """The study and the models, e.g. "Hyperparameter search on sentiment:
-    bert-base vs roberta-base" (never the score column)."""
-    study = results.name
-    if results.task is not None:
-        return _title_across_tasks(results)
-    if not study and results.source:
-        source = str(results.source)
-        looks_like_path = "/" in source or "\\" in source or re.search(
-            r"\.[A-Za-z0-9]{1,8}$", source)
-        study = Path(source).stem if looks_like_path else source
-    models = list(results.models)
-    if len(models) == 1 and models[0] in (results.score_name, study):
-        named = ""  # the one model is named after the score or the study
-    elif len(models) <= 4:
-        named = (" vs ".join(models) if len(models) == 2
-                 else ", ".join(models[:-1]) + (f" and {models[-1]}"
-                                               if len(models) > 1 else models[0]))
-    else:
-        named = f"{len(models)} models"
-    if results.task is not None:
-        named += f" on {len(results.tasks)} tasks"
-    head = f"Hyperparameter search on {study}" if study else "Hyperparameter search"
-    return f"{head}: {named}" if named else head
-
-
-def _title_across_tasks(results) -> str:
-    """A study across tasks is named by its tasks and models, e.g. "6 models
-    tuned on 5 tasks (wine, iris, …)": its source (a file, or one tool's
-    record per task, "Optuna studies 'wine', …") names no study."""
-    models, tasks = list(results.models), [str(t) for t in results.tasks]
-    named = (" and ".join(models) if len(models) <= 2
-             else f"{len(models)} models")
-    listed = ", ".join(tasks) if len(tasks) <= 5 else ", ".join(tasks[:4]) + ", …"
-    study = f" ({results.name})" if results.name else ""
-    return (f"Hyperparameter search{study}: {named} tuned on {len(tasks)} "
-            f"task{'s' if len(tasks) != 1 else ''} ({listed})")
 
 
 def _is_evps(name: str) -> bool:
@@ -542,37 +509,37 @@ def _picture(figure, name: str, figures: dict, vectors: dict) -> None:
 def _family_sections(results, confidence, method, highlight, figures, vectors):
     """Three or more models on one task (evp.analyses.many_models): what may
     still be best and every pair's verdict, family-wise (a few sentences, a
-    matrix, two figures); and the pairs worth planning for: the leader against
-    every model that may still beat it."""
+    table, a matrix, two figures); and the pairs without a strong verdict, for
+    what would settle them."""
     matplotlib = import_optional_dependency("matplotlib")
 
     from evp.plot import theme
 
-    sections, models = [], len(results.models)
-    found = analyses.many_models(results, None, confidence, method=method, most=12)
+    found = analyses.many_models(results, None, confidence, method=method)
+    sections = []
     with matplotlib.rc_context(theme()):
-        sections.append((f"May still be best ({confidence:.0%}, simultaneous "
-                         f"over the {models} models and the budgets)",
-                         found.best.describe()))
+        sections.append((wording.heading("best_set", family=found.family),
+                         list(found.best_notes)))
         _picture(found.plot_best(highlight=highlight).figure, "best-set", figures,
                  vectors)
-        sections.append(("The set that may still be best, by budget", "best-set"))
+        sections.append((wording.heading("best_set_figure"), "best-set"))
         # The verdicts where they can be strong, in evp compare --all's words;
-        # the matrix at the largest such budget, not where every band is open.
-        sections.append(("Verdicts on every pair, family-wise",
-                         list(found.notes[len(found.best.describe()):])))
-        sections.append((f"Evidence that the row beats the column at n = "
-                         f"{found.last}", found.matrix()))
+        # pair by pair as a table (a paper takes no list of sentences).
+        sections.append((wording.heading("verdicts_many"), list(found.verdict_head)))
+        strong = found.strong_table()
+        if len(strong):
+            sections.append((wording.heading("strong_table"), strong))
+        sections.append((wording.heading("matrix", n=found.last), found.matrix()))
         _picture(found.plot(highlight=highlight).figure, "verdicts", figures,
                  vectors)
-        sections.append(("The verdict matrix", "verdicts"))
-    return sections, found.leader_pairs(), found.best.band_confidence
+        sections.append((wording.heading("matrix_figure"), "verdicts"))
+    return (sections, found.pairs_without_strong(), found.best.band_confidence)
 
 
 def _many_body(results, confidence, method, highlight=None, vectors=None):
-    """The sections for several tasks: where the budget changes the answer, the
-    ranks and aggregate curves across tasks, the pairs that differ; a few
-    sentences for what matters, written from the same tables."""
+    """The sections for several tasks (evp.analyses.many_tasks), laid out:
+    where the budget changes the answer, the ranks and aggregate curves across
+    tasks, the pairs across tasks, and what would settle them."""
     matplotlib = import_optional_dependency("matplotlib")
     plt = import_optional_dependency("matplotlib.pyplot")
 
@@ -585,56 +552,46 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
     )
     figures, sections = {}, []
     models = len(results.models)
-    tied = _tied_tasks(results)
-    if tied:
-        sections.append(("Ties", tied))
     with matplotlib.rc_context(theme()):
-        found = analyses.many_tasks(results, None, confidence, method=method,
-                                    most=20)
+        found = analyses.many_tasks(results, None, confidence, method=method)
         ranked, pairs = found.table, found.pairs
-        sections.append((f"Across {len(results.tasks)} tasks: where the budget "
-                         "changes the answer", list(found.changes)))
-        sections.append(("Mean rank across tasks by budget (1 the best; each "
-                         "task ranks the models with rounds on it)",
-                         found.ranks().round(2)))
-        last = found.at_largest()
-        sections.append((f"At n = {ranked['n'].max()}: the aggregate median on "
-                         "each task's scale (0: one round's expected best, 1: the "
-                         "best observed), with its band simultaneous over models, "
-                         f"tasks and budgets at {confidence:.0%}", last.round(3)))
-        # Per task, what may still be best (every task's bands at once).
-        sections.append((f"May still be best on each task ({confidence:.0%}, "
-                         "simultaneous over the models, tasks and budgets)",
+        if found.ties:
+            sections.append((wording.heading("ties"), list(found.ties)))
+        sections.append((wording.heading("changes", tasks=len(results.tasks)),
+                         list(found.changes)))
+        sections.append((wording.heading("ranks"), found.ranks().round(2)))
+        last = ranked["n"].max()
+        sections.append((wording.heading("aggregate", n=last, confidence=confidence),
+                         found.at_largest().round(3)))
+        sections.append((wording.heading("best_by_task", family=found.family),
                          found.best_by_task()))
-        # Each task's own numbers, on its scale: what the ranks summarise.
-        by_task = found.by_task()
-        sections.append((f"At n = {found.curves['n'].max()}: each task's median "
-                         f"{'lowest' if results.minimize else 'best'} "
-                         f"{results.score_name} by model, with its band "
-                         f"({confidence:.0%}, simultaneous over the models, tasks "
-                         "and budgets)", by_task))
+        sections.append((wording.heading("by_task", n=found.curves["n"].max(),
+                                 score=results.score_name, family=found.family),
+                         found.by_task()))
         _picture(np.ravel(plot_task_curves(
             found.curves, y=results.score_name, minimize=results.minimize,
             highlight=highlight))[0].figure, "task-curves", figures, vectors)
-        sections.append(("Median tuning curves on each task", "task-curves"))
+        sections.append((wording.heading("task_curves"), "task-curves"))
         if models <= 20:
-            sections.append((f"At n = {pairs['n'].max()}: the share of tasks on "
-                             "which the row's median curve is above the column's",
-                             found.wins()))
+            sections.append((wording.heading("wins", n=pairs["n"].max()), found.wins()))
         # In evp compare --task's words: a test that cannot reach its level
-        # says so, and what the tasks do show follows.
-        sections.append(("Pairs that differ across tasks (Wilcoxon signed-rank "
-                         "on each task's 0–1 scale, Holm over the pairs at "
-                         f"{1 - confidence:.0%}; the tasks are the sample)",
-                         list(found.across)))
+        # says so; what the tasks do show follows, as a table.
+        sections.append((wording.heading("across", alpha=1 - confidence),
+                         list(found.across_head)))
+        differ = pairs[pairs["differ"]]
+        if len(differ):
+            sections.append((wording.heading("differ_table"), differ[
+                ["a", "b", "n", "tasks", "a wins", "p (Holm)"]].round(3)))
+        else:
+            sections.append((wording.heading("tasks_table"), found.tasks_table()))
         missing = found.missing()
         if missing:
-            sections.append(("Incomplete blocks (said, never dropped)",
+            sections.append((wording.heading("missing"),
                              [f"{s}; ranks and tests there use the others." for s
-                              in missing][:20]))
+                              in missing]))
         _picture(plot_ranks(ranked, highlight=highlight).figure, "ranks", figures,
                  vectors)
-        sections.append(("Ranks by budget", "ranks"))
+        sections.append((wording.heading("ranks_figure"), "ranks"))
         budgets = sorted(set(ranked["n"]))
         # One above the other, each as wide as one figure: side by side (13
         # inches) their labels were about 3pt on a two-column page.
@@ -643,38 +600,15 @@ def _many_body(results, confidence, method, highlight=None, vectors=None):
         for ax, n in zip(axes, (budgets[0], budgets[-1]), strict=True):
             plot_critical_difference(ranked, pairs, n, highlight=highlight, ax=ax)
         _picture(figure, "critical-difference", figures, vectors)
-        sections.append(("Mean ranks at the smallest and largest budgets; bars join "
-                         "the models no test tells apart (Wilcoxon, Holm)",
+        sections.append((wording.heading("cd_cannot", tasks=len(results.tasks))
+                         if found.cannot_decide else wording.heading("cd"),
                          "critical-difference"))
         _picture(plot_aggregate(ranked, highlight=highlight).figure, "aggregate",
                  figures, vectors)
-        sections.append(("Aggregate tuning curves on each task's scale",
-                         "aggregate"))
+        sections.append((wording.heading("aggregate_figure"), "aggregate"))
+        sections.append((wording.heading("settle_tasks"), list(found.settle) or [
+            wording.settle_across(pairs, len(results.tasks), confidence)]))
     return sections, figures, vectors
-
-
-def _tied_tasks(results) -> list[str]:
-    """A sentence for the tasks on which every round of every model scores the
-    same: the models tie there, and the task has no scale (0 to 1) for the
-    aggregate curves and the tests across tasks."""
-    scores = {task: part.frame[part.score].dropna().unique()
-              for task, part in results.by_task().items()}
-    tied = [task for task, values in scores.items() if len(values) == 1]
-    if not tied:
-        return []
-    if len(tied) == len(scores):
-        values = {paper_value(one[0]) for one in scores.values()}
-        return ["Every model scores the same on every task ("
-                + (f"every round scores {values.pop()}" if len(values) == 1
-                   else "each task's rounds all score one value")
-                + "): the models tie at every budget, and no task has a range of "
-                "scores to place them on, so there is no aggregate curve and no "
-                "test across tasks can tell them apart."]
-    named = ", ".join(str(t) for t in tied[:6]) + (", …" if len(tied) > 6 else "")
-    return [f"On {len(tied)} of {len(scores)} tasks ({named}) every round of every "
-            "model scores the same: the models tie there, and those tasks have no "
-            "range of scores to place them on, so the aggregate curves and the "
-            "tests across tasks leave them out."]
 
 
 #: Beyond this many models the report draws no panel per model (the best set and
@@ -690,68 +624,51 @@ def _body(results, target, confidence, method, budget=None, vectors=None,
         return _many_body(results, confidence, method, highlight, vectors)
     matplotlib = import_optional_dependency("matplotlib")
 
-    from evp._display import method_name
-    from evp.plot import cost_unit, plot_tuning_curves, score_label, theme
+    from evp.plot import cost_unit, theme
 
-    score_name, minimize = results.score_name, results.minimize
     figures, sections = {}, []
-    drawn = ((("anytime", {"confidence": confidence}),) if results.runs is not None
-             else (("curves", {"std": True}),
-                   ("bands", {"std": False, "method": method,
-                              "confidence": confidence})))
     many = len(results.models) > 2 and results.runs is None
     panels = len(results.models) <= PANELS
+    # Every budget, computed once: the figures draw the analysis' table.
+    found = analyses.curves(results, method=method, confidence=confidence,
+                            ns="all")
     with matplotlib.rc_context(theme()):
-        for name, options in drawn if panels else ():
-            axes = plot_tuning_curves(results, **options)
-            _picture(np.ravel(axes)[0].figure, name, figures, vectors)
+        if panels and results.runs is not None:
+            _picture(np.ravel(found.plot())[0].figure, "anytime", figures, vectors)
+        elif panels:
+            _picture(np.ravel(found.plot(std=True, bands=False))[0].figure, "curves",
+                     figures, vectors)
+            _picture(np.ravel(found.plot(std=False))[0].figure, "bands", figures,
+                     vectors)
     if not panels:
-        sections.append(("Tuning curves", [
-            f"{len(results.models)} models: no panel per model is drawn beyond "
-            f"{PANELS}; the set that may still be best and the verdict matrix "
-            "below show them all (evp curve draws any of them)."]))
+        sections.append((wording.heading("panels"),
+                         [wording.panels(len(results.models), PANELS)]))
     elif results.runs is not None:
-        word = "lowest" if minimize else "best"
-        sections.append((f"Median {word} {score_name} so far across the runs, with "
-                         f"{confidence:.0%} bands simultaneous over n", "anytime"))
+        sections.append((wording.heading("anytime", score=results.score_name,
+                                 family=found.family), "anytime"))
     else:
-        label = score_label(score_name, minimize)
-        sections.append((f"{label[0].upper()}{label[1:]} (the V estimator of "
-                         "Dodge et al. 2019) ± 1 std", "curves"))
-        sections.append((f"Median tuning curves with {confidence:.0%} confidence "
-                         f"bands ({method_name(method)})", "bands"))
-
+        sections.append((wording.heading("curves", score=results.score_name), "curves"))
+        sections.append((wording.heading("bands", family=found.family), "bands"))
     # Verdicts: every pair, both directions, at the readable budgets up to the
-    # pair's smaller number of rounds (as evp compare); one column per pair
-    # naming the model with evidence in its favour.
+    # pair's smaller number of rounds (as evp compare), read from the family
+    # every surface reads by default.
     planned_at = confidence
     if many:  # family-wise: a few sentences and a matrix, never one per pair
-        family, comparisons, planned_at = _family_sections(
+        family, open_pairs, planned_at = _family_sections(
             results, confidence, method, highlight, figures, vectors)
         sections += family
     else:
-        found = analyses.pairs(results, None, confidence, method=method)
-        comparisons = found.comparisons
-        if found.notes:
-            sections.append(("Verdicts (Lourie, Cho and He 2024, §2)",
-                             list(found.notes)))
-            sections.append(("Evidence by budget (the model it favours; – beyond "
-                             "the pair's rounds)", found.table))
-
-    if results.runs is not None:
-        reach = analyses.budgets(results, target)
-        sections.append((reach.what, reach.table))
-        return sections, figures, vectors
-    settle = (analyses.what_would_settle(results, comparisons, budget, planned_at,
-                                         method=method, unit=cost_unit(results.cost))
-              if panels else [])
-    if settle:
-        who = (f"the leader against each other model, each band at {planned_at:.4g} "
-               "as the family-wise verdicts read them; " if many else "")
-        sections.append(("What would settle it: more rounds for a strong verdict "
-                         f"({who}predicted from the rounds so far, as a range that "
-                         "holds: the simulated point alone is too hopeful on real "
-                         "searches)", settle))
+        pairs = analyses.pairs(results, None, confidence, method=method)
+        open_pairs = list(pairs.comparisons)
+        if pairs.notes:
+            sections.append((wording.heading("verdicts_pairs"), list(pairs.notes)))
+            sections.append((wording.heading("verdict_table"), pairs.table))
+    if results.runs is None and panels:
+        settle = analyses.what_would_settle(results, open_pairs, budget, planned_at,
+                                            method=method,
+                                            unit=cost_unit(results.cost))
+        sections.append((wording.heading("settle"), settle or [
+            wording.settled(len(results.models) * (len(results.models) - 1) // 2)]))
     reach = analyses.budgets(results, target)
     sections.append((reach.what, list(reach.notes) if reach.notes else reach.table))
     return sections, figures, vectors

@@ -301,9 +301,11 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
     return Watch(results, table,
                  f"Watching {', '.join(models)} at n = {shown}: sequential bands",
                  confidence, "ld_highest_density", tuple(notes),
-                 tuple(float(n) for n in budgets), bands, verdicts, settled,
-                 tuple(bool(d) for d in per_budget), exhausted, max_rounds,
-                 rounds, sentence, planned, boundary)
+                 ns=tuple(float(n) for n in budgets), bands=bands,
+                 verdicts=verdicts, settled=settled,
+                 settled_at=tuple(bool(d) for d in per_budget),
+                 exhausted=exhausted, max_rounds=max_rounds, rounds=rounds,
+                 sentence=sentence, plan=planned, boundary=boundary)
 
 
 def _leader(bands: dict, models: list, j: int, minimize: bool) -> str:

@@ -24,7 +24,7 @@ LAYERS = {
                 "readers._policy", "readers._roles", "readers._trials",
                 "readers.testing", "datasets", "tuners"},
     "tables": {"tables", "ranking"},
-    "analyses": {"analyses", "watching"},
+    "analyses": {"analyses", "analyses.wording", "watching"},
     "monitoring": {"monitoring"},
     "presentation": {"plot", "latex", "report", "cli", "notebook", "runner"},
     "search": {"search", "search.runner", "search.sst5", "search.tabular"},

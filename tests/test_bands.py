@@ -9,6 +9,7 @@ from scipy import integrate, stats
 
 import evp
 from evp._step_cdf import first_reaching as _first_reaching
+from evp.analyses import describe_comparison
 from evp.bands import band_coverage
 
 METHODS = ["dkw", "ks", "ld_equal_tailed", "ld_highest_density"]
@@ -561,9 +562,10 @@ def test_the_second_model_wholly_above_is_strong_evidence_for_it():
     assert list(result.evidence) == ["none"] * 3
     assert list(result.reverse_evidence) == ["strong"] * 3
     assert list(result.winner(("worse", "better"))) == ["better"] * 3
-    assert result.describe(("worse", "better")) == [
-        "n = 1–5: strong evidence that better beats worse (better's band lies wholly "
-        "above worse's)."]
+    assert describe_comparison(result, ("worse", "better")) == [
+        "n = 1–5: strong evidence that better beats worse: better's band lies wholly "
+        "on the better side of worse's; read from 80% LD highest-density bands, "
+        "simultaneous over n = 1, 2, 3, … (every budget)."]
     table = result.to_frame(("worse", "better"))
     assert list(table["n"]) == [1, 2, 5]
     assert list(table["better beats worse"]) == ["strong"] * 3

@@ -322,7 +322,7 @@ def test_compare_adds_each_models_cost(results_csv, capsys):
     status, out, _ = main(capsys, "compare", path, "--score", "acc", "--group",
                           "model", "a", "b", "--cost", "seconds", "--ns", "1,10")
     assert status == 0
-    table = parse_table(out.replace(" cost", "_cost"))
+    table = parse_table(out.replace(" cost (s)", "_cost"))
     means = frame.groupby("model")["seconds"].mean()
     np.testing.assert_allclose(table["a_cost"], [means["a"], 10 * means["a"]],
                                atol=5e-5)

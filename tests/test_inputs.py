@@ -181,9 +181,11 @@ def brute_force_expected_max(values, n):
 def brute_force_median(values, n, best=max):
     """The median of the best of n draws (the highest score, or the lowest loss
     with ``best=min``), by counting every draw: the smallest value whose share of
-    draws at or below it is at least a half, the curve's definition."""
+    draws at or below it is at least a half, the curve's definition; for a loss,
+    minus that of the negated losses (the largest value whose share of draws at
+    or above it is at least a half), so that a loss and its negation agree."""
     found = sorted(best(draw) for draw in itertools.product(values, repeat=n))
-    return found[(len(found) - 1) // 2]
+    return found[(len(found) - 1) // 2 if best is max else len(found) // 2]
 
 
 def test_worst_counts_failed_rounds_below_every_score(wandb_export):

@@ -37,6 +37,7 @@ def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
     sentence = done.stdout.strip().splitlines()[-1]
     # The library's numbers, in the table.
     plan = evp.verdict_power(frame.acc[:15], frame.acc[15:], 5, [10, 50, 300],
+                             construction="top_band",
                              replications=1000, rng=0)
     assert f"{plan.strong[-1]:.4f}" in done.stdout
     cost = frame.groupby("model")["gpu_hours"].mean().sum()
@@ -56,7 +57,10 @@ def test_plan_through_a_subprocess_with_cost(close_models, tmp_path):
             in sentence)
     first = [10, 50, 300][int(np.argmax(plan.strong_high >= 0.8))]
     assert sentence.endswith(f"no fewer than {first} more rounds of each can give "
-                             "80%")
+                             "80%; read from 80% LD highest-density top bands "
+                             "(exact over the better half of the order "
+                             "statistics), simultaneous over n = 1, 2, 3, … "
+                             "(every budget)")
     assert "today, at n = 5" in done.stderr and "too hopeful" in done.stderr
     assert "if none beyond the extremes" in done.stdout
 
@@ -74,14 +78,17 @@ def test_plan_gives_a_point_it_can_bound_from_below(tmp_path, capsys):
                        "a", "b", "--budget", "3", "--more", "0,20"])
     out, err = capsys.readouterr()
     assert status == 0, err
-    plan = evp.verdict_power(frame.acc[:60], frame.acc[60:], 3, [0, 20], rng=0)
+    plan = evp.verdict_power(frame.acc[:60], frame.acc[60:], 3, [0, 20], rng=0,
+                             construction="top_band")
     assert plan.strong_low[0] >= 0.8
     assert out.strip().splitlines()[-1] == (
         f"about 0 more rounds of each give a strong verdict at n = 3 with a chance "
         f"between {plan.strong_low[0]:.0%} and {plan.strong_high[0]:.0%} "
         f"(simulated {plan.strong[0]:.0%} ± {plan.strong_error[0]:.1%} s.e.; on "
         "HPOBench's grids such a range held the realised chance in at least 89.8% "
-        "of cases, and the simulated point ran 0.07 to 0.16 too hopeful)")
+        "of cases, and the simulated point ran 0.07 to 0.16 too hopeful); read "
+        "from 80% LD highest-density top bands (exact over the better half of the "
+        "order statistics), simultaneous over n = 1, 2, 3, … (every budget)")
 
 
 def test_plan_caps_the_replications_by_their_memory(close_models, capsys):
@@ -111,7 +118,8 @@ def test_plan_says_when_more_rounds_will_not_settle_it(tmp_path, capsys):
     # From 20 rounds each, distributions inside both bands may still lie far
     # apart: the exact high end cannot call them too close, and the low end is
     # near none, which is said in words.
-    plan = evp.verdict_power(same[:20], same[20:], 3, [10, 20], rng=0)
+    plan = evp.verdict_power(same[:20], same[20:], 3, [10, 20], rng=0,
+                             construction="top_band")
     assert plan.strong_low.max() < 0.005
     assert "too close" not in out
     said = " ".join(out.split())  # the terminal wraps long sentences

@@ -153,7 +153,7 @@ def test_losses_say_lowest_and_open_downwards(short):
     losses = short.assign(val_loss=1 - short["f1"])
     ax = plot_tuning_curves(losses, y="val_loss", hue="model",
                             method="ld_highest_density", minimize=True)
-    assert ax.get_ylabel() == "expected lowest val_loss"
+    assert ax.get_ylabel() == "lowest val_loss of n rounds"  # expected and median
     words = texts(ax.figure)
     assert "expected lowest val_loss (V)" in words
     assert not [w for w in words if "best" in w]
@@ -220,7 +220,8 @@ def test_more_than_two_models_get_a_panel_each_on_shared_axes(short):
     assert all(len([line for line in ax.get_lines() if line.get_gid() == CONTEXT])
                == 2 for ax in axes)
     figure = axes[0].figure
-    assert figure.get_supylabel() == "expected best f1"
+    # The expected best beside the median and its band: said as both.
+    assert figure.get_supylabel() == "best f1 of n rounds"
     # Two models, or an axes of one's own, stay in one panel.
     assert not isinstance(plot_tuning_curves(short, y="f1", hue="model"),
                           np.ndarray)

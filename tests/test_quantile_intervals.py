@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import evp
+from evp import analyses
 from evp._order_statistics import quantile_ranks
+from evp.analyses import wording
 from evp.comparison import _sharper
 from evp.multiple import simulate_many
 
@@ -124,15 +126,18 @@ def test_named_budgets_choose_and_left_out_budgets_keep_the_band():
     ns = np.unique(np.round(np.geomspace(1, 60, 8))).tolist()
     table = evp.compare_all(uneven, ns)
     assert set(table["construction"]) == {"both"}
-    assert "bounds" in " ".join(evp.ranking.verdict_sentences(
+    family = analyses.Family("both", tuple(ns), 0.8,
+                             table["band confidence"].iloc[0], models=4)
+    assert "bounds" in " ".join(wording.verdicts(
         table, evp.ranking.open_budgets(uneven, ns,
                                         table["band confidence"].iloc[0],
-                                        construction="both"), 0.8))
+                                        construction="both"), family))
     assert evp.best_set(scores, [1, 5]).construction == "budgets"
     assert evp.best_set(scores).construction == "band"
     assert evp.best_set(scores, [1, 5], construction="band").construction == "band"
-    said = evp.best_set(scores, [1, 5]).describe()
-    assert all("exact order-statistic intervals" in s for s in said)
+    said = analyses.describe_best_set(evp.best_set(scores, [1, 5]))
+    assert all("exact intervals at 93.33% each (80% family-wise over 3 models), "
+               "simultaneous over n = 1, 5." in s for s in said)
     with pytest.raises(ValueError, match="construction"):
         evp.compare(scores["a"], scores["b"], [1], construction="sharpest")
 

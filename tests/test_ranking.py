@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 import evp
+from evp.analyses import wording
 from evp.multiple import (
     best_set_mask,
     holm,
@@ -24,7 +25,8 @@ from evp.multiple import (
     win_rate,
 )
 from evp.ranking import (
-    budget_changes,
+    first_alone,
+    leaders,
     pairs_across_tasks,
     profile_table,
     rank_table,
@@ -340,7 +342,8 @@ def test_views_across_tasks():
     ranked = rank_table(curves)
     first = ranked.groupby("n").head(1).set_index("n")["model"]
     assert first[1] == "fast" and first[20] == "slow"
-    assert "The budget changes the answer" in " ".join(budget_changes(ranked))
+    assert "The budget changes the answer" in " ".join(
+        wording.budget_changes(leaders(ranked), first_alone(ranked)))
     flat = ranked[ranked.model == "flat"]
     assert set(flat["tasks"]) == {5}
     pairs = pairs_across_tasks(curves)

@@ -143,7 +143,7 @@ def test_plots_draw_results_as_they_draw_frames(losses, runs):
                                hue="optimizer", minimize=True, method="ks")
     for a, b in zip(drawn.get_lines(), frame.get_lines(), strict=True):
         np.testing.assert_array_equal(a.get_ydata(), b.get_ydata())
-    assert drawn.get_ylabel() == "expected lowest val_loss"
+    assert drawn.get_ylabel() == "lowest val_loss of n rounds"
     plt.close("all")
 
 

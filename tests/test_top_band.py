@@ -10,6 +10,7 @@ import pytest
 
 import evp
 from evp._order_statistics import band_bounds
+from evp.analyses import describe_comparison
 from evp.comparison import _band_ranks, _top_cdf_band, _top_first
 
 METHOD = "ld_highest_density"
@@ -110,11 +111,12 @@ def test_the_top_band_is_refused_where_it_does_not_exist():
 
 def test_its_verdicts_say_what_they_were_read_from():
     rng = np.random.default_rng(3)
-    said = " ".join(evp.compare(rng.normal(1, 0.2, 40), rng.normal(size=40),
-                                np.arange(1, 41), construction="top_band")
-                    .describe())
+    said = " ".join(describe_comparison(evp.compare(
+        rng.normal(1, 0.2, 40), rng.normal(size=40), np.arange(1, 41),
+        construction="top_band")))
     assert "exact over the better half of the order statistics" in said
     assert "the ones a median curve reads" in said
+    assert "simultaneous over n = 1, 2, 3, … (every budget)" in said
     assert "strong evidence that a beats b" in said
 
 
@@ -131,8 +133,8 @@ def test_its_sentence_names_the_order_statistics_of_the_quantile_read(
 
     rng = np.random.default_rng(4)
     a, b = rng.normal(1, 0.2, 60), rng.normal(size=60)
-    said = " ".join(evp.compare(a, b, np.arange(1, 61), q=q, minimize=minimize,
-                                construction="top_band").describe())
+    said = " ".join(describe_comparison(evp.compare(
+        a, b, np.arange(1, 61), q=q, minimize=minimize, construction="top_band")))
     assert f"exact over {share} of the order statistics" in said
     curve = "a median curve" if q == 0.5 else f"a {q:g}-quantile curve"
     assert f"the ones {curve} reads" in said

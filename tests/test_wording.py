@@ -15,15 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evp.analyses import Family, describe_best_set, wording
 from evp.multiple import _wilcoxon, holm_floor, wilcoxon_floor, wilcoxon_holm
 from evp.ranking import (
     BestSet,
-    across_tasks_sentences,
-    budget_changes,
+    first_alone,
+    leaders,
     pair_tasks,
     pairs_across_tasks,
     rank_table,
-    verdict_sentences,
+    wilcoxon_limits,
 )
 
 BENCHMARK = Path(__file__).parent / "fixtures" / "ties" / "ties-benchmark.csv"
@@ -32,6 +33,23 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 
 # ----------------------------------------------------------------- reading back
+
+
+def budget_changes(ranked):
+    return wording.budget_changes(leaders(ranked), first_alone(ranked))
+
+
+def verdict_sentences(table, open_, confidence, *, adjust="holm"):
+    models = len(set(table["a"]) | set(table["b"]))
+    family = Family("band", tuple(sorted(set(table["n"]))), confidence,
+                    float(table["band confidence"].iloc[0]), models=models)
+    return wording.verdicts(table, open_, family, adjust=adjust)
+
+
+def across_tasks_sentences(pairs, counted, confidence):
+    limits = wilcoxon_limits(pairs, confidence)
+    return wording.across_tasks(pairs, counted, confidence, limits["floor"],
+                                limits["alone"])
 
 
 def budgets_of(words: str, budgets: list) -> list:
@@ -214,7 +232,7 @@ def test_the_best_set_says_open_only_where_every_band_is_open(data):
                     upper=frame(high), confidence=0.8, band_confidence=0.9,
                     method="ld_highest_density", minimize=minimize)
     seen = []
-    for sentence in found.describe():
+    for sentence in describe_best_set(found):
         where, _, what = sentence.partition(": ")
         ns = budgets_of(where, budgets)
         seen += ns
@@ -269,7 +287,7 @@ def test_the_verdicts_are_counted_where_they_can_be_strong(data):
             assert budgets_of(rest, budgets) == readable
     count = sentences.pop(0)
     if readable:
-        found = re.match(r"At (n = [^:]+): (\d+) strong verdict\(s\) over (\d+) "
+        found = re.match(r"At (n = [^:]+): (\d+) strong verdicts? over (\d+) "
                          r"ordered pair-budgets, on (\d+) of (\d+) pairs", count)
         assert budgets_of(found.group(1), budgets) == readable
         assert int(found.group(2)) == len(strong)
@@ -378,11 +396,11 @@ def test_the_benchmark_reads_true_on_the_command_line_and_in_the_report(
     scores[scores.task == "task1"].drop(columns="task").to_csv(one, index=False)
     every = _run(capsys, "compare", one, *common, "--all")
     assert "Every band is open at n = 5–35" in every
-    assert "At n = 1–3: 24 strong verdict(s)" in every
+    assert "At n = 1–3: 24 strong verdicts" in every
     report = tmp_path / "report.md"
     _run(capsys, "report", one, *common, "--out", report)
     text = report.read_text()
-    assert "At n = 1–3: 24 strong verdict(s)" in text
+    assert "At n = 1–3: 24 strong verdicts" in text
     assert "At n = 35: 0 strong" not in text
     for line in re.findall(r"^note: (.+ beats .+ \(strong\) at .+)$", every, re.M):
         assert f"- {line}" in text  # the same sentences, both ways
@@ -420,5 +438,6 @@ def test_what_the_tasks_show_is_cut_at_most_lines():
     whole = analyses.many_tasks(results).across
     cut = analyses.many_tasks(results, most=5).across
     assert len(whole) > 8  # 15 pairs, a line at least each
-    assert cut[-1] == f"… and {len(whole) - len(cut) + 1} more."
+    assert cut[-1] == (f"{len(whole) - len(cut) + 1} more lines like these; the "
+                       "table of the pairs' tasks lists them.")
     assert list(cut[:-1]) == list(whole[:len(cut) - 1])

@@ -23,7 +23,14 @@ drift apart.
 
 Sentences come in two forms: :attr:`Analysis.notes` for the terminal, and
 :meth:`Analysis.for_paper`, which drops the advice on evp's options (a
-paper's reader has no use for ``pass --minimize``).
+paper's reader has no use for ``pass --minimize``). Every sentence is made by
+:mod:`evp.analyses.wording` from the analysis' data; every verdict, band and
+best set names its :class:`Family`: the budgets its bounds hold over together
+and what read them. By default every analysis reads the same family, the band
+over every budget, so that a pair at a budget gets one answer from
+:func:`curves`, :func:`two_models`, :func:`plan`, :func:`many_models` and the
+report; budgets named (``ns``) read the sharpest bounds for those budgets, and
+the sentences say so ("at n = 5 alone").
 """
 
 from __future__ import annotations
@@ -45,11 +52,13 @@ from evp._columns import (
     TASK_NAMES,
     bare_name,
     is_hyperparameter,
+    is_measured,
 )
 from evp._display import method_name
 from evp._numbers import cost_unit, decimals, number, shown_text
 from evp._optional import import_optional_dependency
 from evp._validation import ParameterError
+from evp.analyses import wording
 from evp.bands import METHODS
 from evp.planning import (
     DEFAULT_MORE_ROUNDS,
@@ -63,11 +72,41 @@ from evp.planning import (
 from evp.ranking import MAX_PAIR_ROWS  # noqa: F401 - the command line's bound
 from evp.results import Results
 
-__all__ = ["DEFAULT_MORE_ROUNDS", "ESTIMATORS", "METHODS", "TO_FILL", "Analysis",
-           "Budgets", "Checklist", "Curves", "ManyModels", "ManyTasks", "Pairs",
-           "Plan", "Tail", "TwoModels", "budgets", "checklist", "curves", "for_paper",
-           "hyperparameters", "many_models", "many_tasks", "pairs", "paper_value",
-           "plan", "tail", "two_models", "what_would_settle", "with_floor"]
+__all__ = [
+    "DEFAULT_MORE_ROUNDS",
+    "ESTIMATORS",
+    "METHODS",
+    "TO_FILL",
+    "Analysis",
+    "Budgets",
+    "Checklist",
+    "Curves",
+    "Family",
+    "ManyModels",
+    "ManyTasks",
+    "Pairs",
+    "Plan",
+    "Tail",
+    "TwoModels",
+    "budgets",
+    "checklist",
+    "curves",
+    "data_notes",
+    "describe_best_set",
+    "describe_comparison",
+    "for_paper",
+    "hyperparameters",
+    "many_models",
+    "many_tasks",
+    "negated",
+    "pairs",
+    "paper_value",
+    "plan",
+    "tail",
+    "two_models",
+    "what_would_settle",
+    "with_floor",
+]
 
 #: The estimators of the expected best score, as a caption names them.
 ESTIMATORS = {"v": "the V estimator of Dodge et al. 2019",
@@ -80,10 +119,20 @@ _ADVICE = re.compile(r"\s*[:;,]?\s*\b(?:pass|give|use) (?:--[a-z]|[a-z_]+=|the s
                      r"object)[^;()]*(?:\([^()]*\)[^;()]*)*")
 
 
+# A list of row or trial numbers in parentheses: the reader's own, for the
+# terminal, where the user fixes the rows; no paper's reader needs them.
+_ROW_LIST = re.compile(r"\s*\((?:rows?|trials?|lines?) [\d, ]+(?:(?:,| and) \d+ "
+                       r"more)?\)")
+
+
 def for_paper(note: str) -> str:
     """`note` without its advice on evp's options (the clauses that tell to
-    pass an option), as a paper's reader reads it."""
-    text = _ADVICE.sub("", note).strip()
+    pass an option) and without lists of row numbers, as a paper's reader
+    reads it."""
+    text = _ROW_LIST.sub("", _ADVICE.sub("", note)).strip()
+    # "1 failed round(s)": a count's noun in its number, as a paper writes it.
+    text = re.sub(r"\b(\d[\d,]*) (\w+)\(s\)",
+                  lambda m: f"{m[1]} {m[2]}{'' if m[1] == '1' else 's'}", text)
     text = text.replace("(; ", "(").replace("()", "").strip()
     return re.sub(r"\s+([;,)])", r"\1", text)  # no space left before a stop
 
@@ -92,6 +141,42 @@ def for_paper(note: str) -> str:
 # no floor; replaced once the floor is known (with_floor).
 _NO_FLOOR = ("the expected best score needs a floor for them (bounds) and is "
              "undefined without one")
+
+
+def data_notes(results: Results, strategy: str | None = None) -> list[str]:
+    """What was read and assumed, for a paper's reader: the rounds, models and
+    score (the score's display name for its column), then the reader's notes
+    without their advice on evp's options or lists of row numbers; a note
+    that the strategy is unknown is left out when `strategy` says it."""
+    models = len(results.models)
+    said = [f"{results.rounds} rounds of {models} model{'s' if models != 1 else ''}; "
+            f"score: {wording.score(results.score_name, results.minimize)}"]
+    column, name = str(results.score), results.score_name
+    for note in results.notes:
+        text = for_paper(note).replace("a floor for them (bounds)",
+                                       "a floor for them (the score's bounds)")
+        if name != column:
+            text = text.replace(f"'{column}'", name)
+        if strategy and "strateg" in text and ("unknown" in text
+                                                or "not recorded" in text):
+            continue
+        said.append(text)
+    return said
+
+
+def negated(results: Results, score_name: str | None = None) -> Results:
+    """`results` with the score negated and its direction flipped: a score
+    recorded as its negation (``neg_log_loss``, maximised) reported as itself
+    (log loss, minimised), under `score_name`. Every analysis of the two reads
+    the same, its numbers' signs flipped (direction is data: the sign test of
+    the analyses)."""
+    frame = results.frame.copy()
+    frame[results.score] = -pd.to_numeric(frame[results.score], errors="coerce")
+    low, high = results.limits
+    return results.replace(
+        frame=frame, minimize=not results.minimize, limits=(-high, -low),
+        direction=f"{results.direction}, negated for the report",
+        score_name=score_name or f"negated {results.score_name}")
 
 
 def with_floor(results: Results) -> Results:
@@ -107,6 +192,55 @@ def with_floor(results: Results) -> Results:
             f"{'upper' if results.minimize else 'lower'} bound, {value:g}")
     return results.replace(notes=tuple(note.replace(_NO_FLOOR, said)
                                        for note in results.notes))
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a verdict, band or best set was read from: the budgets its bounds
+    hold over together and the construction that bounds them.
+
+    Attributes
+    ----------
+    construction : str
+        "band" or "top_band" (simultaneous over every budget), "budgets"
+        (exact intervals at the budgets named), "both" (each model's sharper
+        of the two), or "runs" (bands across a tuner's repeated runs, at the
+        budgets named).
+    budgets : tuple of float
+        The budgets read (for a band, those shown; it holds at every one).
+    confidence : float
+        The promise of all the bounds together.
+    each : float
+        Each bound's confidence (``confidence`` unless adjusted for many
+        models or tasks).
+    method : str
+        The CDF band.
+    models, tasks : int
+        How many models' (and tasks') bounds the promise is over.
+    """
+
+    construction: str = "band"
+    budgets: tuple = ()
+    confidence: float = 0.8
+    each: float = 0.8
+    method: str = "ld_highest_density"
+    models: int = 2
+    tasks: int = 1
+    q: float = 0.5
+    minimize: bool = False
+
+    def __str__(self) -> str:
+        return wording.family(self)
+
+    @property
+    def every_budget(self) -> bool:
+        """Whether the bounds hold at every budget (a band)."""
+        return self.construction in ("band", "top_band")
+
+
+def _budgets_of(values) -> tuple:
+    return tuple(float(n) if not float(n).is_integer() else int(n)
+                 for n in np.ravel(values))
 
 
 @dataclass(frozen=True)
@@ -130,6 +264,9 @@ class Analysis:
     notes : tuple of str
         Its sentences: what it found, and what the reader must know to read it
         (budgets beyond the rounds run, a thin tail, …).
+    family : Family or None
+        What its verdicts, bands or best set were read from (None where it
+        reads none).
     """
 
     results: Results
@@ -138,6 +275,7 @@ class Analysis:
     confidence: float = 0.8
     method: str | None = None
     notes: tuple[str, ...] = ()
+    family: Family | None = None
 
     def caption(self) -> str:
         """A table's caption: what it shows, the bands' method and confidence
@@ -145,11 +283,11 @@ class Analysis:
         results = self.results
         rounds = ", ".join(f"{results.scores_as_read[m].size} of {results.label(m)}"
                            for m in results.models)
-        shown = (f"{self.confidence:.0%} {method_name(self.method)} bands; "
+        shown = (f"{self.family}; " if self.family is not None else
+                 f"{self.confidence:.0%} {method_name(self.method)} bands; "
                  if self.method else "")
-        return (f"{self.what}: {shown}rounds: {rounds}; "
-                f"score: {results.score_name}"
-                + (" (a loss, lower is better)" if results.minimize else "") + ".")
+        return (f"{self.what}: {shown}rounds: {rounds}; score: "
+                f"{wording.score(results.score_name, results.minimize)}.")
 
     def for_paper(self) -> list[str]:
         """The sentences without advice on evp's options."""
@@ -171,16 +309,8 @@ def beyond_rounds(ns, results: Results) -> list[str]:
     (none when every budget is within every model's rounds)."""
     if not isinstance(ns, list | tuple) or results.runs is not None:
         return []
-    rounds = {m: s.size for m, s in results.scores_as_read.items()}
-    short = {m: r for m, r in rounds.items() if max(ns) > r}
-    if not short:
-        return []
-    beyond = [n for n in ns if n > min(short.values())]
-    shown = ", ".join(map(str, beyond[:5])) + (", …" if len(beyond) > 5 else "")
-    models = ", ".join(f"{m} {r}" for m, r in list(short.items())[:5])
-    return [f"n = {shown} beyond the rounds run ({models}"
-            f"{', …' if len(short) > 5 else ''}): there V and W extrapolate from "
-            "the rounds run, U stops, and the bands widen"]
+    return wording.beyond_rounds(
+        ns, {m: s.size for m, s in results.scores_as_read.items()})
 
 
 # ------------------------------------------------------------------ curves
@@ -192,31 +322,54 @@ class Curves(Analysis):
     estimator: str = "v"
     ns: object = None
 
-    def plot(self, *, cost_unit: str | None = None, x: str = "trials", **options):
-        """The curves and bands of every model (:func:`evp.plot.plot_tuning_curves`);
-        every budget unless budgets were given."""
+    def plot(self, *, cost_unit: str | None = None, x: str = "trials",
+             std: bool = True, bands: bool = True, **options):
+        """The curves of every model (:func:`evp.plot.plot_tuning_curves`):
+        the expected best score (± 1 std with `std`) and, with `bands`, the
+        median curve and its band, drawn from the analysis' table at every
+        budget (those given, if any), computed once."""
         if self.results.task is not None:
             raise ValueError("a figure draws one task: draw a task's rows alone")
         from evp.plot import plot_tuning_curves
 
         return plot_tuning_curves(
-            self.results, estimator=self.estimator, method=self.method,
-            confidence=self.confidence, cost_unit=cost_unit,
-            ns=self.ns if isinstance(self.ns, list) else None, x=x, **options)
+            self.results, table=self.drawn(), estimator=self.estimator,
+            method=self.method if bands else None, confidence=self.confidence,
+            cost_unit=cost_unit, std=std, x=x, **options)
+
+    def drawn(self) -> pd.DataFrame:
+        """The table a figure draws: every budget up to each model's rounds
+        (the budgets given, if any), computed once and kept."""
+        if self.ns == "all" or isinstance(self.ns, list):
+            return self.table
+        kept = self.__dict__.get("_drawn")
+        if kept is None:
+            kept = curves(self.results, estimator=self.estimator,
+                          method=self.method if self.results.runs is None
+                          else None, confidence=self.confidence, ns="all").table
+            object.__setattr__(self, "_drawn", kept)
+        return kept
 
 
 def curves(results: Results, *, estimator: str = "v",
            method: str | None = "ld_highest_density", confidence: float = 0.8,
-           ns=None) -> Curves:
+           ns=None, drawn: bool = False) -> Curves:
     """The tuning curves of every model of `results`, with their median bands
     (`method` None: the curves alone); for repeated runs of a tuner, the median
     best score so far across the runs and its band; with a task column, every
     task's curves, one after another (a ``task`` column first).
 
     `ns`: None for the readable budgets up to each model's rounds, "all" for
-    every budget, or the budgets.
+    every budget, or the budgets. `drawn`: the figure will be drawn too, so
+    compute every budget once, the table being its rows at the readable
+    budgets (:meth:`Curves.drawn`).
     """
-    from evp.tables import anytime_table, tuning_curve_table
+    from evp.tables import (
+        anytime_table,
+        default_construction,
+        readable_budgets,
+        tuning_curve_table,
+    )
 
     budgets = "readable" if ns is None else None if ns == "all" else ns
     name = ESTIMATORS[estimator]
@@ -230,21 +383,48 @@ def curves(results: Results, *, estimator: str = "v",
                                        confidence=confidence, ns=budgets)
             table.insert(0, "task", task)
             tables.append(table)
-        return Curves(results, pd.concat(tables, ignore_index=True),
+        table = pd.concat(tables, ignore_index=True)
+        family = (Family("band", _budgets_of(sorted(set(table["n"]))), confidence,
+                         confidence, method) if method else None)
+        return Curves(results, table,
                       f"Tuning curves ({name}) on each of {len(results.tasks)} "
-                      "tasks", confidence, method, (), estimator, ns)
+                      "tasks", confidence, method,
+                      _band_notes(family), family, estimator=estimator, ns=ns)
     if results.runs is not None:
         table = anytime_table(results, ns=ns, confidence=confidence)
         what, shown_method = ("Median best score so far across the runs",
                               method or "ld_highest_density")
+        family = Family("runs", _budgets_of(sorted(set(table["n"]))), confidence,
+                        confidence, shown_method)
     else:
+        every = drawn and ns is None
+        built = default_construction(None, method=method or "ld_highest_density")
         table = tuning_curve_table(results, estimator=estimator, method=method,
-                                   confidence=confidence, ns=budgets)
+                                   confidence=confidence,
+                                   ns=None if every else budgets,
+                                   construction=built)
+        if every:  # the figure's table, and its rows at the readable budgets
+            full = table
+            sizes = {m: s.size for m, s in results.scores_as_read.items()}
+            keep = [n in readable_budgets(sizes[m]) for m, n in
+                    zip(full["model"], full["n"], strict=True)]
+            table = full[keep].reset_index(drop=True)
         what = f"Tuning curves ({name})" + (
             " and median tuning curves" if method else "")
         shown_method = method
-    return Curves(results, table, what, confidence, shown_method,
-                  tuple(beyond_rounds(ns, results)), estimator, ns)
+        family = (Family(built, _budgets_of(sorted(set(table["n"]))), confidence,
+                         confidence, method) if method else None)
+    found = Curves(results, table, what, confidence, shown_method,
+                   tuple(beyond_rounds(ns, results)) + _band_notes(family), family,
+                   estimator=estimator, ns=ns)
+    if drawn and ns is None and results.runs is None:
+        object.__setattr__(found, "_drawn", full)
+    return found
+
+
+def _band_notes(family) -> tuple[str, ...]:
+    """What the curves' bands were read from, said once beside them."""
+    return () if family is None else (f"the median bands: {family}",)
 
 
 # -------------------------------------------------------------------- tail
@@ -285,8 +465,7 @@ def tail(results: Results, threshold: float, confidence: float = 0.8,
     (:attr:`Tail.lines`), and a note where the tail is thin."""
     from evp.tables import tail_fits, tail_table
 
-    minimize = results.minimize
-    best = "lowest achievable" if minimize else "best achievable"
+    best = "best achievable"
     fits = tail_fits(results, threshold, confidence)
     lines, notes = [], []
     for found in fits:
@@ -302,16 +481,14 @@ def tail(results: Results, threshold: float, confidence: float = 0.8,
                      f"c={fit.c}, o={fit.o:.3g}")
         if kept.n_tail < 30:
             notes.append(f"{found.model}: only {kept.n_tail} rounds beyond "
-                         f"{threshold:g}, so the set is wide; a "
-                         f"{'higher' if minimize else 'lower'} threshold keeps "
-                         "more of them")
+                         f"{threshold:g}, so the set is wide; a threshold further "
+                         "from the best scores keeps more of them")
     lines.append(f"median best of n by the fitted tail, and its {confidence:.0%} "
                  f"band (-inf where the model says nothing: below {threshold:g})")
     return Tail(results, tail_table(fits, ns),
                 f"Tuning curves by the fitted noisy quadratic tail beyond "
                 f"{threshold:g}", confidence, "ld_highest_density", tuple(notes),
-                threshold,
-                tuple(fits), tuple(lines))
+                threshold=threshold, fits=tuple(fits), lines=tuple(lines))
 
 
 # -------------------------------------------------------------- two models
@@ -327,49 +504,122 @@ class TwoModels(Analysis):
     ns: object = None
 
     def plot(self, *, cost_unit: str | None = None, **options):
-        """Both bands and the evidence at every budget (those given, if any)."""
+        """Both bands and the evidence at every budget (those given, if any),
+        drawn from the comparison the analysis holds (:meth:`drawn`)."""
         from evp.plot import plot_comparison
-        from evp.tables import compare_models
 
         results = self.results
-        drawn = self.comparison if isinstance(self.ns, list) else compare_models(
-            results, self.a, self.b, "all", self.confidence,
-            method=self.method or "ld_highest_density")
-        return plot_comparison(drawn, (self.a, self.b), y=results.score_name,
+        return plot_comparison(self.drawn(), (self.a, self.b), y=results.score_name,
                                minimize=results.minimize, costs=self.costs,
                                cost=results.cost, cost_unit=cost_unit, **options)
 
+    def drawn(self):
+        """The comparison a figure draws: at every budget up to the pair's
+        rounds (the budgets given, if any), computed once and kept."""
+        if isinstance(self.ns, list):
+            return self.comparison
+        kept = self.__dict__.get("_drawn")
+        if kept is None:
+            from evp.tables import compare_models
+
+            kept = compare_models(self.results, self.a, self.b, "all",
+                                  self.confidence,
+                                  method=self.method or "ld_highest_density")
+            object.__setattr__(self, "_drawn", kept)
+        return kept
+
 
 def two_models(results: Results, a: str, b: str, ns=None, confidence: float = 0.8,
-               *, method: str = "ld_highest_density") -> TwoModels:
+               *, method: str = "ld_highest_density",
+               drawn: bool = False) -> TwoModels:
     """Does model `a` beat model `b`, at each budget? Both median bands and the
     evidence (:func:`evp.compare`), with each model's cost of n rounds where the
-    results have a cost column."""
-    from evp.tables import compare_models, comparison_table, mean_cost_per_round
+    results have a cost column. `drawn`: the figure will be drawn too, so
+    compare at every budget once, the table being its rows at the readable
+    budgets (the band's verdict at a budget is the same whatever others are
+    read)."""
+    from evp.tables import (
+        compare_models,
+        comparison_budgets,
+        comparison_table,
+        mean_cost_per_round,
+    )
 
     results = results.select([a, b])
-    comparison = compare_models(results, a, b, ns, confidence, method=method)
+    every = None
+    if drawn and ns is None and results.runs is None:
+        every = compare_models(results, a, b, "all", confidence, method=method)
+        shown = comparison_budgets(*(len(results.scores_as_read[m]) for m in (a, b)))
+        comparison = _at_budgets(every, shown)
+    else:
+        comparison = compare_models(results, a, b, ns, confidence, method=method)
     costs = mean_cost_per_round(results)
-    return TwoModels(results, comparison_table(comparison, (a, b), costs=costs),
-                     f"{a} against {b}: the evidence at each budget", confidence,
-                     method, tuple(beyond_rounds(ns, results)), a, b, comparison,
-                     costs, ns)
+    family = comparison_family(results, comparison, confidence, method)
+    unit = cost_unit(results.cost)
+    table = comparison_table(comparison, (a, b), costs=costs)
+    if unit:  # the unit where a heading says "cost"
+        table = table.rename(columns={f"{m} cost": f"{m} cost ({unit})"
+                                      for m in (a, b)})
+    notes = (*beyond_rounds(ns, results),
+             *wording.comparison(comparison, (results.label(a), results.label(b)),
+                                 family))
+    found = TwoModels(results, table,
+                      f"{a} against {b}: the evidence at each budget", confidence,
+                      method, notes, family, a=a, b=b, comparison=comparison,
+                      costs=costs, ns=ns)
+    if every is not None:
+        object.__setattr__(found, "_drawn", every)
+    return found
+
+
+def _at_budgets(comparison, budgets):
+    """`comparison` (of bands, at every budget) read at `budgets` only."""
+    import dataclasses
+
+    keep = np.isin(comparison.ns, budgets)
+
+    def band(found):
+        return dataclasses.replace(found, ns=found.ns[keep],
+                                   lower=found.lower[..., keep],
+                                   estimate=found.estimate[..., keep],
+                                   upper=found.upper[..., keep])
+
+    return dataclasses.replace(
+        comparison, ns=comparison.ns[keep], evidence=comparison.evidence[..., keep],
+        reverse_evidence=comparison.reverse_evidence[..., keep],
+        band_a=band(comparison.band_a), band_b=band(comparison.band_b))
+
+
+def describe_comparison(comparison, names=("a", "b")) -> list[str]:
+    """:func:`evp.compare`'s verdicts in words (1-D scores), each naming what
+    it was read from: what :func:`two_models` says of its comparison."""
+    band = comparison.band_a
+    family = Family(comparison.construction, _budgets_of(comparison.ns),
+                    comparison.confidence, comparison.confidence, band.method,
+                    q=0.5 if band.q is None else band.q, minimize=band.minimize)
+    return wording.comparison(comparison, names, family)
+
+
+def describe_best_set(best) -> list[str]:
+    """:func:`evp.best_set`'s set in words: what :func:`many_models` says of
+    it."""
+    models = best.frame.shape[1]
+    family = Family(best.construction, _budgets_of(best.frame.index),
+                    best.confidence, best.band_confidence, best.method, models)
+    return wording.best_set(best.members(), best.open_budgets().to_dict(), models,
+                            family)
+
+
+def comparison_family(results: Results, comparison, confidence: float,
+                      method: str, *, models: int = 2, each=None) -> Family:
+    """The family a comparison was read from: its construction and budgets."""
+    construction = ("runs" if results.runs is not None
+                    else getattr(comparison, "construction", "band"))
+    return Family(construction, _budgets_of(comparison.ns), confidence,
+                  confidence if each is None else each, method, models)
 
 
 # -------------------------------------------------------------------- plan
-
-# How to read a plan's range, said beside every plan.
-_RANGE = ("read the range, 'strong, low end' to 'strong, high end', calibrated on "
-          "HPOBench's grids: there it held the realised chance in at least "
-          f"{RANGE_HELD:.1%} of the cases at every budget from 1 to 5, near-equal "
-          f"and separated pairs alike, {RANGE_WIDTH:.2f} wide on average with 20 "
-          "more rounds of each (wider the further a plan looks ahead); a measured "
-          "promise on one family of search spaces, not a bound. The point 'strong "
-          "either way' (simulated from the rounds so far) ran too hopeful there, by "
-          f"{POINT_TOO_HOPEFUL[0]:.2f} on average for separated pairs and "
-          f"{POINT_TOO_HOPEFUL[1]:.2f} for near-equal ones; the low end reads both "
-          "models' CDF bands at 20%, the high end a posterior quantile of the chance")
-
 
 @dataclass(frozen=True)
 class Plan(Analysis):
@@ -380,6 +630,7 @@ class Plan(Analysis):
     budget: int = 1
     sentence: str = ""
     replications: int = 1000
+    strong_today: bool = False
 
     def plot(self, **options):
         """The chance of a strong verdict against the extra rounds."""
@@ -391,18 +642,39 @@ class Plan(Analysis):
 def plan(results: Results, a: str, b: str, budget: int, more=DEFAULT_MORE_ROUNDS,
          confidence: float = 0.8, *, method: str = "ld_highest_density",
          replications: int = 1000, seed=0, tail: str = "exponential",
-         unit: str | None = None) -> Plan:
+         unit: str | None = None, ns=None) -> Plan:
     """How many more rounds of `a` and `b` give a strong verdict at `budget`:
     the verdict today, the chance after each count in `more` (a range that
     holds, and the simulated point), and one sentence read from the range.
-    `unit` is the cost's unit, for the sentence."""
-    from evp.tables import compare_models, plan_sentence, plan_table
+    `unit` is the cost's unit, for the sentence.
 
+    The verdict is the one :func:`two_models` gives with the same budgets:
+    by default the band over every budget (as compare, curve and the report
+    read it), or with `ns` (budgets, `budget` among them) the sharpest bounds
+    for those budgets, as ``two_models(…, ns)`` reads them. The plan predicts
+    that verdict after the extra rounds, and says so."""
+    from evp.tables import compare_models, default_construction, plan_table
+
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) \
+            or budget < 1:
+        raise ParameterError("budget", f"budget must be a whole number of rounds "
+                             f"≥ 1, got {budget!r}")
+    if isinstance(replications, bool) or not isinstance(
+            replications, int | np.integer) or replications < 2:
+        raise ParameterError("replications", f"replications must be a whole "
+                             f"number ≥ 2, got {replications!r}")
+    if len(results.tasks) > 1:
+        raise ParameterError("task", f"task: a plan compares two models on one "
+                             f"task, and these results hold {len(results.tasks)}; "
+                             "plan on one task's rows")
     results = results.select([a, b])
     if results.runs is not None:
         raise ParameterError("runs", "runs: plans for repeated runs of an adaptive "
                              "tuner are not made yet; plan from one random search "
                              "per model")
+    if ns is not None and (isinstance(ns, str) or budget not in list(ns)):
+        raise ParameterError("ns", f"ns: the budgets a plan's verdict is read "
+                             f"over must hold budget={budget}, got {ns!r}")
     sizes = [len(results.scores_as_read[m]) for m in (a, b)]
     plans = [(m, m) for m in more]
     needed = replication_memory(*sizes, plans, replications)
@@ -412,19 +684,29 @@ def plan(results: Results, a: str, b: str, budget: int, more=DEFAULT_MORE_ROUNDS
             "replications", f"replications={replications} would take about "
             f"{needed / 1e9:.3g} GB of memory; at most {most} fit in "
             f"{MEMORY_LIMIT / 1e9:.0f} GB: give replications={most} or fewer")
-    today = compare_models(results, a, b, [budget], confidence, method=method)
+    read = [budget] if ns is None else list(ns)
+    construction = default_construction(ns, method=method)
+    today = compare_models(results, a, b, read, confidence, method=method,
+                           construction=construction)
+    at = read.index(budget)
     table = plan_table(results, a, b, budget, more, confidence, method=method,
-                       replications=replications, rng=seed, tail=tail)
-    strength, winner = today.strength()[0], today.winner((a, b))[0]
-    notes = (f"today, at n = {budget}: "
-             + (f"{strength} evidence that {winner} is better" if winner
-                else "no evidence either way"),
-             _RANGE.format(confidence=confidence))
+                       replications=replications, rng=seed, tail=tail,
+                       family=None if ns is None else read,
+                       construction=construction)
+    # Today's family as compare reads it: a band holds at every budget; the
+    # exact intervals at the budgets named.
+    family = comparison_family(results, today, confidence, method)
+    notes = (wording.plan_today(budget, today.strength()[at], (a, b),
+                                today.winner((a, b))[at], family),
+             wording.plan_range(RANGE_HELD, RANGE_WIDTH, POINT_TOO_HOPEFUL))
     return Plan(results, table,
                 f"{a} against {b}: the chance of a strong verdict at n = {budget} "
                 f"after more rounds ({replications} simulated futures)",
-                confidence, method, notes, a, b, budget,
-                plan_sentence(table, budget, unit=unit), replications)
+                confidence, method, notes, family, a=a, b=b, budget=budget,
+                sentence=wording.plan(table, budget, family, unit=unit,
+                                      held=RANGE_HELD, hopeful=POINT_TOO_HOPEFUL),
+                replications=replications,
+                strong_today=bool(today.strength()[at] == "strong"))
 
 
 # ------------------------------------------------------- many models, one task
@@ -448,6 +730,9 @@ class ManyModels(Analysis):
     last: object = None
     adjust: str | None = "holm"
     pairs: object = None
+    best_notes: tuple[str, ...] = ()
+    verdict_notes: tuple[str, ...] = ()
+    verdict_head: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.__dict__.get("table") is None and self.pairs is not None:
@@ -489,6 +774,27 @@ class ManyModels(Analysis):
             shown[column] = matrix[column].to_numpy()
         return shown
 
+    def strong_table(self) -> pd.DataFrame:
+        """Each ordered pair with a strong verdict where one can be strong, and
+        the budgets: what :attr:`verdict_notes` says pair by pair, as a
+        compact table for a paper (a long list of sentences is none)."""
+        budgets = list(self.pairs.ns)
+        readable = [not bool(self.open_.get(n, False)) for n in budgets]
+        _, _, _, shown = self.pairs.strong(readable, None)
+        rows = [{"model": a, "beats (strong)": b,
+                 "at": wording.span(at, budgets).removeprefix("n = ")}
+                for a, b, at in shown]
+        return pd.DataFrame(rows, columns=["model", "beats (strong)", "at"])
+
+    def pairs_without_strong(self, n=None) -> list[tuple[str, str]]:
+        """The pairs (in the results' order) without a strong verdict either
+        way at budget `n` (default :attr:`last`): the pairs a plan may settle."""
+        n = self.last if n is None else n
+        matrix = self.pairs.matrix(n)
+        models = self.results.models
+        return [(a, b) for i, a in enumerate(models) for b in models[i + 1:]
+                if "strong" not in (matrix.loc[a, b], matrix.loc[b, a])]
+
     def leader_pairs(self) -> list[tuple[str, str]]:
         """The leader at the largest budget against every other model, each
         pair in the results' order: the pairs worth planning for."""
@@ -528,13 +834,7 @@ def many_models(results: Results, ns=None, confidence: float = 0.8, *,
     verdicts can be strong: the same sentences on the terminal and in the
     report. `most` caps the verdict sentences. Every pair's table is built
     only when read (``.table``): the verdicts are held per model."""
-    from evp.ranking import (
-        best_set,
-        open_budgets,
-        pair_verdicts,
-        verdict_budget,
-        verdict_sentences,
-    )
+    from evp.ranking import best_set, open_budgets, pair_verdicts, verdict_budget
 
     budgets = ns if isinstance(ns, list) else None if ns is None else ns
     pairs = pair_verdicts(results, budgets, confidence, adjust=adjust,
@@ -542,12 +842,25 @@ def many_models(results: Results, ns=None, confidence: float = 0.8, *,
     found = best_set(results, budgets, confidence, method=method)
     open_ = open_budgets(results, budgets, pairs.band_confidence, method=method,
                          construction=pairs.construction)
-    notes = (*found.describe(),
-             *verdict_sentences(pairs, open_, confidence, adjust=adjust, most=most))
+    models = len(results.models)
+    family = Family(str(pairs.construction), _budgets_of(pairs.ns), confidence,
+                    float(pairs.band_confidence), method, models if adjust else 2)
+    best_family = Family(found.construction, _budgets_of(found.frame.index),
+                         confidence, found.band_confidence, method, models)
+    said_best = tuple(wording.best_set(found.members(),
+                                       found.open_budgets().to_dict(), models,
+                                       best_family))
+    said_verdicts = tuple(wording.verdicts(pairs, open_, family, adjust=adjust,
+                                           most=most))
+    head = tuple(wording.verdicts(pairs, open_, family, adjust=adjust, most=0))
+    head = head[:-1] if head and head[-1].endswith("lists them.") else head
     what = ("Every pair's evidence that a beats b, family-wise" if adjust
             else "Every pair's evidence, unadjusted")
-    return ManyModels(results, None, what, confidence, method, notes, found,
-                      open_, verdict_budget(open_), adjust, pairs)
+    return ManyModels(results, None, what, confidence, method,
+                      said_best + said_verdicts, family, best=found, open_=open_,
+                      last=verdict_budget(open_), adjust=adjust, pairs=pairs,
+                      best_notes=said_best, verdict_notes=said_verdicts,
+                      verdict_head=head)
 
 
 # ------------------------------------------------------------- many tasks
@@ -565,6 +878,30 @@ class ManyTasks(Analysis):
     counted: pd.DataFrame | None = None
     changes: tuple[str, ...] = ()
     across: tuple[str, ...] = ()
+    ties: tuple[str, ...] = ()
+    settle: tuple[str, ...] = ()
+    heading: str = ""
+    across_head: tuple[str, ...] = ()
+    cannot_decide: bool = False
+
+    def tasks_table(self) -> pd.DataFrame:
+        """What the tasks show of each pair, as :attr:`across` says it line by
+        line, as a compact table: a row per pair and run of budgets alike."""
+        counted = self.counted
+        columns = ["tasks", "a ahead", "b ahead", "a strong", "b strong"]
+        rows = []
+        for (a, b), part in counted.groupby(["a", "b"], sort=False):
+            part = part.set_index("n")
+            ns = list(part.index)
+            key = {n: tuple(int(v) for v in part.loc[n, columns]) for n in ns}
+            for run in wording.runs(ns, key):
+                tasks, ahead_a, ahead_b, strong_a, strong_b = key[run[0]]
+                rows.append({"pair": f"{a} vs {b}",
+                             "at": wording.span(run, ns).removeprefix("n = "),
+                             "tasks": tasks, "first ahead": ahead_a,
+                             "second ahead": ahead_b, "first strong": strong_a,
+                             "second strong": strong_b})
+        return pd.DataFrame(rows)
 
     def ranks(self) -> pd.DataFrame:
         """Mean rank by budget, a column per budget, the models in their order
@@ -587,11 +924,10 @@ class ManyTasks(Analysis):
         and budgets; an edge is infinite where the rounds cannot bound it)."""
         curves = self.curves
         at = curves[curves["n"] == curves["n"].max()]
-        word = "lowest" if self.results.minimize else "best"
         name = self.results.score_name
         return pd.DataFrame({
             "task": at["task"].to_numpy(), "model": at["model"].to_numpy(),
-            f"median {word} {name}": at["median"].to_numpy(float),
+            f"median best {name}": at["median"].to_numpy(float),
             "lower": at["lower"].to_numpy(float),
             "upper": at["upper"].to_numpy(float)})
 
@@ -652,12 +988,13 @@ def many_tasks(results: Results, ns=None, confidence: float = 0.8, *,
     pairs differ across tasks, with what the tasks show when no test can reach
     its level. With `baseline`, only the pairs with it are tested."""
     from evp.ranking import (
-        across_tasks_sentences,
-        budget_changes,
+        first_alone,
+        leaders,
         pair_tasks,
         pairs_across_tasks,
         rank_table,
         task_curves,
+        wilcoxon_limits,
     )
 
     curves = task_curves(results, ns if isinstance(ns, list) else None, confidence,
@@ -665,13 +1002,41 @@ def many_tasks(results: Results, ns=None, confidence: float = 0.8, *,
     ranked = rank_table(curves, confidence)
     pairs = pairs_across_tasks(curves, confidence, baseline=baseline)
     counted = pair_tasks(curves, baseline)
-    changes = tuple(budget_changes(ranked))
-    across = tuple(across_tasks_sentences(pairs, counted, confidence, most=most))
+    ties = tuple(wording.tied_tasks(*_tied_tasks(results)))
+    changes = tuple(wording.budget_changes(leaders(ranked), first_alone(ranked)))
+    limits = wilcoxon_limits(pairs, confidence)
+    across = tuple(wording.across_tasks(pairs, counted, confidence,
+                                        limits["floor"], limits["alone"],
+                                        most=most))
+    head = tuple(s for s in wording.across_tasks(
+        pairs, counted, confidence, limits["floor"], limits["alone"], most=0)
+        if not s.endswith("lists them."))
+    cannot = bool(limits["widest"] == 0 or limits["floor"] > 1 - confidence)
+    settle = ((wording.settle_tasks(len(results.tasks), limits["needed"],
+                                    limits["pairs"], confidence),)
+              if limits["widest"] and limits["floor"] > 1 - confidence else ())
+    family = Family("band", _budgets_of(sorted(set(ranked["n"]))), confidence,
+                    float(curves["band confidence"].iloc[0]), method,
+                    len(results.models), len(results.tasks))
     return ManyTasks(results, ranked,
                      f"Ranks across {len(results.tasks)} tasks and the aggregate "
                      "median tuning curve on each task's scale", confidence,
-                     method, changes + across, curves, pairs, counted, changes,
-                     across)
+                     method, ties + changes + across, family, curves=curves,
+                     pairs=pairs, counted=counted, changes=changes, across=across,
+                     ties=ties, settle=settle,
+                     heading=wording.across_heading(len(results.tasks),
+                                                    confidence),
+                     across_head=head, cannot_decide=cannot)
+
+
+def _tied_tasks(results: Results) -> tuple[list, int, set]:
+    """The tasks on which every round of every model scores the same, how many
+    tasks there are, and the values they score."""
+    scores = {task: part.frame[part.score].dropna().unique()
+              for task, part in results.by_task().items()}
+    tied = [task for task, values in scores.items() if len(values) == 1]
+    values = {paper_value(one[0]) for one in scores.values() if len(one)}
+    return tied, len(scores), values
 
 
 # ----------------------------------------------------- every pair of a few
@@ -692,11 +1057,14 @@ def pairs(results: Results, ns=None, confidence: float = 0.8, *,
     from evp.tables import pairwise_comparisons, verdict_table
 
     comparisons = pairwise_comparisons(results, ns, confidence, method=method)
+    families = {pair: comparison_family(results, comparison, confidence, method)
+                for pair, comparison in comparisons.items()}
     notes = tuple(f"{a} vs {b}, {s}" for (a, b), comparison in comparisons.items()
-                  for s in comparison.describe((a, b)))
+                  for s in wording.comparison(comparison, (a, b), families[a, b]))
+    family = next(iter(families.values()), None)
     return Pairs(results, verdict_table(comparisons),
                  "Evidence by budget (the model it favours)", confidence, method,
-                 notes, comparisons)
+                 notes, family, comparisons=comparisons)
 
 
 def what_would_settle(results: Results, which, budget=None,
@@ -705,11 +1073,11 @@ def what_would_settle(results: Results, which, budget=None,
                       unit: str | None = None) -> list[str]:
     """For every pair in `which` without a strong verdict at the budget of
     interest, how many more rounds of each give one: :func:`plan`'s sentence,
-    with its defaults (the same extra rounds, replications and seed), so that
-    both say the same. The budget: `budget`, or the largest one the pair's
-    rounds can bound today."""
+    with its defaults (the same family, extra rounds, replications and seed),
+    so that both say the same. The budget: `budget`, or the largest one the
+    pair's rounds can bound today."""
     from evp.bands import bounded_budget
-    from evp.tables import compare_models, plan_sentence, plan_table
+    from evp.tables import compare_models, default_construction
 
     sentences = []
     for a, b in which:
@@ -725,11 +1093,16 @@ def what_would_settle(results: Results, which, budget=None,
             continue
         rounds = min(len(read_a), len(read_b))
         at = budget or max(bounded_budget(rounds, confidence, method=method), 1)
-        today = compare_models(results, a, b, [at], confidence, method=method)
+        today = compare_models(results, a, b, [at], confidence, method=method,
+                               construction=default_construction(None,
+                                                                 method=method))
         if today.strength()[0] == "strong":
             continue
-        table = plan_table(results, a, b, at, confidence=confidence, method=method)
-        sentences.append(f"{a} vs {b}: {plan_sentence(table, at, unit=unit)}.")
+        found = plan(results, a, b, at, confidence=confidence, method=method,
+                     unit=unit)
+        if found.strong_today:
+            continue
+        sentences.append(f"{a} vs {b}: {found.sentence}.")
     return sentences
 
 
@@ -752,7 +1125,6 @@ def budgets(results: Results, target: float | None = None) -> Budgets:
     from evp.tables import anytime_table, budget_table, weakest_final_score
 
     minimize, name = results.minimize, results.score_name
-    sign = "≤" if minimize else "≥"
     if results.runs is not None:
         table = anytime_table(results, ns="all")
         finals = table.groupby("model", sort=False)["median"].last()
@@ -766,7 +1138,7 @@ def budgets(results: Results, target: float | None = None) -> Budgets:
                          "trials (median run)": int(reached["n"].iloc[0])
                          if len(reached) else "more than were run"})
         return Budgets(results, pd.DataFrame(rows),
-                       f"Trials for the median run to reach {name} {sign} "
+                       f"Trials for the median run to reach a best {name} of "
                        f"{target:.4g}", target=target)
     if target is None:
         target = weakest_final_score(results)
@@ -781,8 +1153,12 @@ def budgets(results: Results, target: float | None = None) -> Budgets:
     if results.cost is not None:
         table["cost (expected)"] = table["cost (expected)"].map(
             lambda c: "" if pd.isna(c) else c)
-    return Budgets(results, table, f"Budget to reach {name} {sign} {target:.4g} "
-                   "in expectation", target=target)
+        unit = cost_unit(results.cost)
+        if unit:  # the unit where the heading says "cost"
+            table = table.rename(columns={"cost (expected)":
+                                          f"cost (expected, {unit})"})
+    return Budgets(results, table, f"Budget to reach an expected best {name} of "
+                   f"{target:.4g}", target=target)
 
 
 # ------------------------------------------------------------- the checklist
@@ -808,10 +1184,11 @@ def hyperparameters(frame: pd.DataFrame, roles) -> dict[str, str]:
     # The grouping column (a model's name recorded as a param) is no
     # hyperparameter of the models it names.
     named = [c for c in frame.columns if is_hyperparameter(c) and c not in roles]
-    if not named:
+    if not named:  # no namespace (a plain file): what a round did not measure
         named = [c for c in frame.columns if c not in roles
                  and str(c) not in _NOT_HYPERPARAMETERS
-                 and not str(c).startswith(BOOKKEEPING_PREFIXES)]
+                 and not str(c).startswith(BOOKKEEPING_PREFIXES)
+                 and not is_measured(c)]
     short = {column: bare_name(column) for column in named}
     return short
 
@@ -885,7 +1262,7 @@ def paper_value(value) -> str:
 # What a column holds where its name does not say it, by the tool that wrote it
 # where tools differ.
 _DURATION_WORDS = {"mean_fit_time": "seconds per fit, mean over the folds",
-                   "duration_seconds": "end - start of each run",
+                   "duration_seconds": "end − start of each run",
                    ("smac", "duration_seconds"): "the time SMAC3 measured for each "
                                                  "configuration's trials, summed"}
 
@@ -920,39 +1297,23 @@ def _strategy(strategy: str, results, model: str) -> str:
         return (f"{tuner}{strategy}; {results.by_run()[model].shape[0]} repeated "
                 f"runs (column {results.runs!r}), their median best so far with "
                 "simultaneous bands (no assumption on the tuner)")
-    if results.task is not None:
-        return f"{strategy}; {_order_across_tasks(results, model)}"
-    pvalue = results.exchangeability.get(model)
-    if pvalue is None:
-        test = ("trial order unknown: the random-search assumption is untested"
-                if not results.knows_order else "too few trials to test the order")
-    else:
-        verdict = ("the trials look adaptive, not like random search"
-                   if pvalue < 0.05 else "consistent with random search")
-        test = f"exchangeability of the trial order: p = {pvalue:.3g} ({verdict})"
-    return f"{strategy}; {test}"
+    return f"{strategy}; {_order(results, model)}"
 
 
-def _order_across_tasks(results, model: str) -> str:
-    """What the exchangeability test says of `model`'s trial order on each
-    task (the readers key its p-values by task and model there)."""
-    found = {key[0]: p for key, p in results.exchangeability.items()
-             if isinstance(key, tuple) and len(key) == 2 and key[1] == model}
-    if not found:
-        return ("trial order unknown: the random-search assumption is untested"
-                if not results.knows_order else "too few trials to test the order")
-    low, high = min(found.values()), max(found.values())
-    spread = f"p = {low:.3g}" if low == high else f"p from {low:.3g} to {high:.3g}"
-    adaptive = [str(task) for task, p in found.items() if p < 0.05]
-    if not adaptive:
-        verdict = "consistent with random search on each"
-    else:
-        named = ", ".join(adaptive[:4]) + (", …" if len(adaptive) > 4 else "")
-        verdict = (f"p < 0.05 on {len(adaptive)} of {len(found)} ({named}): the "
-                   "trials there look adaptive, not like random search")
-    tasks = f"{len(found)} task" + ("s" if len(found) != 1 else "")
-    return (f"exchangeability of the trial order on {tasks}: {spread} "
-            f"({verdict})")
+def _order(results, model: str) -> str:
+    """What the exchangeability test says of `model`'s trial order (on each
+    task, where the readers key its p-values by task and model), adjusted by
+    Holm over every search tested, as the readers adjust it: one test, one
+    adjustment, one sentence on every surface."""
+    from evp.multiple import holm
+
+    tested = dict(results.exchangeability)
+    adjusted = dict(zip(tested, holm(list(tested.values())), strict=True))
+    mine = [key for key in tested if key == model or (
+        isinstance(key, tuple) and len(key) == 2 and key[1] == model)]
+    return wording.exchangeability({k: tested[k] for k in mine},
+                                   {k: adjusted[k] for k in mine}, len(tested),
+                                   results.knows_order)
 
 
 def _best_by_task(results, rows, hyper) -> tuple[str, str]:
@@ -1018,8 +1379,9 @@ def checklist(results: Results, strategy: str | None = None) -> Checklist:
             unit = cost_unit(timed) or ("s" if timed in DURATIONS else "")
             words = _DURATION_WORDS.get((results.tuner, timed),
                                         _DURATION_WORDS.get(timed))
-            duration = (f"{timed}: mean {number(cost.mean())}, total "
-                        f"{number(cost.sum())}" + (f" {unit}" if unit else "")
+            shown = f" {unit}" if unit else ""
+            duration = (f"{timed}: mean {number(cost.mean())}{shown}, total "
+                        f"{number(cost.sum())}{shown}"
                         + (f" ({words})" if words else "")
                         ) if cost.size else TO_FILL
         score = _as_number(best[results.score])
@@ -1031,7 +1393,7 @@ def checklist(results: Results, strategy: str | None = None) -> Checklist:
         rows[model] = [
             _trials(results, model, len(rows_of_model), rows_of_model),
             _strategy(strategy, results, model),
-            f"best {score_name} ({'lowest' if minimize else 'highest'}) on the "
+            f"the best {wording.score(score_name, minimize)} on the "
             "validation data" + (", on each task" if results.task is not None
                                  else ""),
             _space(rows_of_model, hyper), assignment, shown,
