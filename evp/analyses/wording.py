@@ -116,12 +116,10 @@ def _top_bands(q: float = 0.5, minimize: bool = False) -> str:
     the band is exact over the order statistics from about the q-th fraction to
     the best: the better 1 − q of them for scores, q for losses."""
     share = q if minimize else 1.0 - q
-    part = ("the better half" if abs(share - 0.5) < 1e-12
-            else f"about the better {share:.0%}")
-    curve = ("a median curve" if abs(q - 0.5) < 1e-12
-             else f"a {q:g}-quantile curve")
-    return (f"top bands (exact over {part} of the order statistics, the ones "
-            f"{curve} reads)")
+    if abs(q - 0.5) < 1e-12:  # the median, every curve evp's analyses read
+        return "top bands (exact over the better half of the order statistics)"
+    return (f"top bands (exact over about the better {share:.0%} of the order "
+            f"statistics, the ones a {q:g}-quantile curve reads)")
 
 
 def family(reading) -> str:
