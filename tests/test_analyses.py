@@ -102,6 +102,12 @@ def test_for_paper_keeps_the_fact_and_drops_the_advice():
                               "it is not)") == "the file's order (no order column)"
     assert analyses.for_paper("the curves are optimistic (pass failed='worst' to "
                               "count them)") == "the curves are optimistic"
+    # No row lists, no "(s)": a paper's words.
+    assert analyses.for_paper(
+        "21 failed round(s) of 600 (rows 44, 48, 556 and 1 more; models a, b) "
+        "count as worse") == "21 failed rounds of 600 (models a, b) count as worse"
+    assert analyses.for_paper("1 failed round(s) of 60 (rows 4) count") == (
+        "1 failed round of 60 count")
 
 
 def test_a_plan_too_big_for_memory_names_its_parameter():

@@ -123,16 +123,20 @@ _ADVICE = re.compile(r"\s*[:;,]?\s*\b(?:pass|give|use) (?:--[a-z]|[a-z_]+=|the s
 # terminal, where the user fixes the rows; no paper's reader needs them.
 _ROW_LIST = re.compile(r"\s*\((?:rows?|trials?|lines?) [\d, ]+(?:(?:,| and) \d+ "
                        r"more)?\)")
+# The same list leading a parenthesis that says more: "(rows 4, 9; models a, b)".
+_ROW_PART = re.compile(r"(?<=\()(?:rows?|trials?|lines?) [\d, ]+(?:(?:,| and) \d+ "
+                       r"more)?; ")
 
 
 def for_paper(note: str) -> str:
     """`note` without its advice on evp's options (the clauses that tell to
     pass an option) and without lists of row numbers, as a paper's reader
     reads it."""
-    text = _ROW_LIST.sub("", _ADVICE.sub("", note)).strip()
+    text = _ROW_PART.sub("", _ROW_LIST.sub("", _ADVICE.sub("", note))).strip()
     # "1 failed round(s)": a count's noun in its number, as a paper writes it.
-    text = re.sub(r"\b(\d[\d,]*) (\w+)\(s\)",
-                  lambda m: f"{m[1]} {m[2]}{'' if m[1] == '1' else 's'}", text)
+    text = re.sub(r"\b(\d[\d,]*) ((?:\w+ )?)(\w+)\(s\)",
+                  lambda m: f"{m[1]} {m[2]}{m[3]}{'' if m[1] == '1' else 's'}",
+                  text)
     text = text.replace("(; ", "(").replace("()", "").strip()
     return re.sub(r"\s+([;,)])", r"\1", text)  # no space left before a stop
 
