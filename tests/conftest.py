@@ -37,6 +37,16 @@ SLOW_MODULES = {"test_run", "test_reproduce", "test_assignments",
                 "test_grading_sandbox", "test_classroom_slides", "test_search",
                 "test_search_ray", "test_site", "test_lab", "test_newcomer"}
 SLOW_TESTS = {
+    # The sameness and sign tests of issue 50: reports, plans and many tasks.
+    "test_sameness.py::test_the_report_lays_out_the_analyses_sentences_and_no_"
+    "others",
+    "test_sameness.py::test_the_report_across_tasks_lays_out_the_analysis",
+    "test_sameness.py::test_plans_today_is_compares_verdict_with_the_same_budgets",
+    "test_sameness.py::test_a_negated_score_reported_negated_is_the_loss_itself",
+    "test_sameness.py::test_plan_says_the_analysis_and_the_reader_only",
+    "test_sign.py::test_many_tasks",
+    "test_sign.py::test_tail",
+    "test_sign.py::test_plan",
     "test_analyses.py::test_the_report_lays_out_the_same_sentences",
     "test_anytime.py::test_several_optuna_studies_are_runs_of_their_tuners",
     "test_cli.py::test_curve_with_band_writes_csv_and_figure",
