@@ -129,7 +129,7 @@ def test_named_budgets_choose_and_left_out_budgets_keep_the_band():
     family = analyses.Family("both", tuple(ns), 0.8,
                              table["band confidence"].iloc[0], models=4)
     assert "bounds" in " ".join(wording.verdicts(
-        table, evp.ranking.open_budgets(uneven, ns,
+        evp.ranking.as_verdicts(table), evp.ranking.open_budgets(uneven, ns,
                                         table["band confidence"].iloc[0],
                                         construction="both"), family))
     assert evp.best_set(scores, [1, 5]).construction == "budgets"

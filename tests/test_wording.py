@@ -19,6 +19,7 @@ from evp.analyses import Family, describe_best_set, wording
 from evp.multiple import _wilcoxon, holm_floor, wilcoxon_floor, wilcoxon_holm
 from evp.ranking import (
     BestSet,
+    as_verdicts,
     first_alone,
     leaders,
     pair_tasks,
@@ -43,7 +44,7 @@ def verdict_sentences(table, open_, confidence, *, adjust="holm"):
     models = len(set(table["a"]) | set(table["b"]))
     family = Family("band", tuple(sorted(set(table["n"]))), confidence,
                     float(table["band confidence"].iloc[0]), models=models)
-    return wording.verdicts(table, open_, family, adjust=adjust)
+    return wording.verdicts(as_verdicts(table), open_, family, adjust=adjust)
 
 
 def across_tasks_sentences(pairs, counted, confidence):
