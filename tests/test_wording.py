@@ -403,8 +403,11 @@ def test_the_benchmark_reads_true_on_the_command_line_and_in_the_report(
     text = report.read_text()
     assert "At n = 1–3: 24 strong verdicts" in text
     assert "At n = 35: 0 strong" not in text
-    for line in re.findall(r"^note: (.+ beats .+ \(strong\) at .+)$", every, re.M):
-        assert f"- {line}" in text  # the same sentences, both ways
+    # The same pairs and budgets, both ways: sentences on the terminal, a
+    # compact table in the report.
+    for a, b, at in re.findall(r"^note: (\S+) beats (\S+) \(strong\) at n = (.+)\.$",
+                               every, re.M):
+        assert f"| {a} | {b} | {at} |" in text
 
 
 def test_tasks_that_all_tie_leave_the_test_nothing_to_use():
