@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_fuzz import run_evp, tree
 
@@ -161,7 +161,11 @@ RUN_STEPS = st.lists(st.one_of(
                                              NEW_OUTPUT))),
     st.tuples(st.just("write"), st.sampled_from(["t.csv", "sub/t.csv",
                                                  "inner/t.csv", "a.txt"]),
-              st.sampled_from(["1", "2"]), st.booleans())),
+              st.sampled_from(["1", "2"]), st.booleans()),
+    # A save that lands in the last moments: after the old folder was moved
+    # aside, or after the new one took its place.
+    st.tuples(st.just("late"), st.sampled_from(RUN_TARGETS), NEW_OUTPUT,
+              st.sampled_from(["aside", "swapped"]))),
     min_size=1, max_size=6)
 
 
@@ -227,9 +231,11 @@ def _check_users(root: Path, users: dict, step) -> None:
         assert _state(root / place) == state, f"{place} lost or changed ({step})"
 
 
-def _run(root: Path, target: str, files, during, nested, users: dict, step):
+def _run(root: Path, target: str, files, during, nested, users: dict, step,
+         late: bool = False):
     """One run into `target`, with `during` (edits) and `nested` (a run into
-    another folder) happening while it runs; its invariants checked."""
+    another folder) happening while it runs; its invariants checked (but for
+    a ``late.txt`` saved at the swap, with `late`)."""
     folder = root / target
 
     def failed_copies():
@@ -260,7 +266,10 @@ def _run(root: Path, target: str, files, during, nested, users: dict, step):
             assert _snapshot(folder) == before, (step, text)
             assert not failed, text
         else:  # refused at the swap: the folder as it was, the output kept
-            assert _snapshot(folder) == at_swap, (step, text)
+            now = _snapshot(folder)
+            if late:
+                now.pop("late.txt", None)
+            assert now == at_swap, (step, text)
             (kept,) = failed
             assert str(kept) in text
             got = _snapshot(kept)
@@ -288,6 +297,47 @@ def _write(root: Path, name: str, content: str, force: bool, users: dict,
     assert path.read_text() == content
 
 
+def _late(root: Path, target: str, files, window: str, users: dict, step):
+    """A run into `target` during whose swap the user saves ``late.txt``
+    into the folder being replaced, in `window`: it is kept, either put back
+    with the folder (the run refused, its output in a -failed- folder) or in
+    a -kept- folder beside it (the run done, with a warning)."""
+    folder = root / target
+    real, moved = output._rename_new, []
+
+    def racing(source, destination):
+        real(source, destination)
+        if destination.name.endswith("-old") and source == folder:
+            moved.append(destination)
+            if window == "aside":
+                (destination / "late.txt").write_text(f"late {step}")
+        elif destination == folder and moved and window == "swapped":
+            (moved[0] / "late.txt").write_text(f"late {step}")
+
+    output._rename_new = racing
+    try:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            _run(root, target, files, [], None, users, step, late=True)
+    finally:
+        output._rename_new = real
+    if not moved:
+        return  # refused before, or nothing to replace: no race
+    event(f"a save landed in the swap's last moments ({window})")
+    late = f"late {step}".encode()
+    if window == "aside":
+        assert (folder / "late.txt").read_bytes() == late, step
+        users[str((folder / "late.txt").relative_to(root))] = ("file", late)
+    else:
+        kept = [k for k in folder.parent.glob(f"{folder.name}-kept-*")
+                if (k / "late.txt").is_file()
+                and (k / "late.txt").read_bytes() == late]
+        assert len(kept) == 1 and [p.name for p in kept[0].iterdir()] == [
+            "late.txt"], step
+        assert any("late.txt" in str(w.message) for w in said), step
+        users[str((kept[0] / "late.txt").relative_to(root))] = ("file", late)
+
+
 @FUZZ
 @given(steps=RUN_STEPS)
 def test_runs_whose_folders_change_while_they_run_never_lose_a_users_file(steps):
@@ -303,6 +353,8 @@ def test_runs_whose_folders_change_while_they_run_never_lose_a_users_file(steps)
                 _edit(root, step[1], users)
             elif step[0] == "run":
                 _run(root, *step[1:], users, step)
+            elif step[0] == "late":
+                _late(root, *step[1:], users, step)
             else:
                 _write(root, *step[1:], users, step)
             _check_users(root, users, step)
