@@ -304,15 +304,16 @@ def _late(root: Path, target: str, files, window: str, users: dict, step):
     a -kept- folder beside it (the run done, with a warning)."""
     folder = root / target
     real, moved = output._rename_new, []
+    late = f"late {step} {os.urandom(4).hex()}".encode()  # this save's alone
 
     def racing(source, destination):
         real(source, destination)
         if destination.name.endswith("-old") and source == folder:
             moved.append(destination)
             if window == "aside":
-                (destination / "late.txt").write_text(f"late {step}")
+                (destination / "late.txt").write_bytes(late)
         elif destination == folder and moved and window == "swapped":
-            (moved[0] / "late.txt").write_text(f"late {step}")
+            (moved[0] / "late.txt").write_bytes(late)
 
     output._rename_new = racing
     try:
@@ -324,7 +325,6 @@ def _late(root: Path, target: str, files, window: str, users: dict, step):
     if not moved:
         return  # refused before, or nothing to replace: no race
     event(f"a save landed in the swap's last moments ({window})")
-    late = f"late {step}".encode()
     if window == "aside":
         assert (folder / "late.txt").read_bytes() == late, step
         users[str((folder / "late.txt").relative_to(root))] = ("file", late)
