@@ -18,8 +18,17 @@ not defined), ``{"raised": "TypeName"}`` (the student's code raised; the
 message is not kept, since it may quote the inputs) or ``{"stopped": why}``.
 """
 
+# Imported here, in the kernel, before it forks: the copy only looks them up.
+import builtins
+import decimal
+import fractions
+import io
+import json
+import numbers
 import os
+import signal
 import sys
+import time
 
 
 def plain(value, depth=0):
@@ -59,10 +68,6 @@ def plain(value, depth=0):
             return [plain(v, depth + 1) for v in sorted(value)]
         except TypeError:
             return {"unreadable": type(value).__name__[:60]}
-    import decimal
-    import fractions
-    import numbers
-
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, (numbers.Real, decimal.Decimal, fractions.Fraction)):
@@ -73,8 +78,6 @@ def plain(value, depth=0):
 
 
 def _reply(data) -> None:
-    import json
-
     text = json.dumps(data, allow_nan=True)
     fd = os.open(PATHS["reply.json"], os.O_WRONLY | os.O_TRUNC)  # noqa: F821
     try:
@@ -84,10 +87,6 @@ def _reply(data) -> None:
 
 
 def _child() -> None:
-    import builtins
-    import io
-    import json
-
     # Nothing the copy prints is shown, from Python or below it (the kernel
     # forwards its file descriptors 1 and 2 to the notebook).
     sys.stdout = sys.stderr = io.StringIO()
@@ -118,9 +117,6 @@ def _child() -> None:
 def run(limit: float) -> None:
     """Fork; in the copy, run the request and reply; here, wait at most `limit`
     seconds for it."""
-    import signal
-    import time
-
     pid = os.fork()
     if pid == 0:
         try:
