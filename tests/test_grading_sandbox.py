@@ -177,7 +177,7 @@ def test_no_network_no_remount_no_privileges(tried):
 def test_a_fork_bomb_stops_at_the_process_limit(tried):
     if os.geteuid() == 0 and tried["user_namespace"]:
         pytest.skip("Linux exempts real root from the process limit; as root the "
-                    "sandbox runs the kernel as nobody instead")
+                    "sandbox runs the kernel as a user of its own instead")
     assert "stopped at" in tried["fork_bomb"]
     assert int(tried["fork_bomb"].split()[2]) < 100
 
