@@ -1321,6 +1321,10 @@ def in_command_line_words(message, flags: dict | None = None,
     lead = re.match(rf"({known})(:| )", message)
     if lead and (lead.group(2) == ":" or lead.group(1) == param):
         message = flags[lead.group(1)] + message[len(lead.group(1)):]
+    if param in flags and flags[param].startswith("-"):
+        # The message is about `param`: each mention of it is its option.
+        message = re.sub(rf"(?<![\w.\-'\"]){re.escape(param)}(?![\w='\"])",
+                         flags[param], message)
     for name, words in (names or {}).items():
         # The user's words as they are: a model named C:\\runs is no pattern.
         message = re.sub(rf"\b{re.escape(name)}\b", lambda _, w=words: str(w),

@@ -33,7 +33,7 @@ from evp._display import MATH_IGNORED
 from evp._escape import visible
 from evp._numbers import shown_text as _text
 from evp._optional import import_optional_dependency
-from evp._validation import TiesWarning
+from evp._validation import ParameterError, TiesWarning
 from evp.analyses import TO_FILL, for_paper, with_floor, wording
 from evp.analyses.wording import OPEN
 
@@ -418,8 +418,8 @@ def build_report(results, *, models=None, minimize: bool | None = None,
     results = with_floor(results)
     if score_name is not None:
         if not isinstance(score_name, str) or not score_name.strip():
-            raise ValueError(f"score_name must be a non-empty string, e.g. 'log "
-                             f"loss'; got {score_name!r}")
+            raise ParameterError("score_name", "score_name must name the score, "
+                                 f"e.g. 'log loss'; got {score_name!r}")
         # Every sentence, caption and axis label reads it from the results.
         results = results.replace(score_name=" ".join(score_name.split()))
     from evp.plot import _highlighted

@@ -123,7 +123,8 @@ def test_tables_and_appendix_compile_and_read_back(results_file):
         "gpu_hours", "--replications", 200, "--out", "plan.tex", cwd=folder)
     evp("report", results_file, *common, "--out", "appendix.tex", cwd=folder)
     # The caption says the method, the confidence and the rounds.
-    assert re.search(r"\\caption\{.*80\\% LD highest-density bands; rounds: 25 of "
+    assert re.search(r"\\caption\{.*80\\% LD highest-density top bands .*"
+                     r"\(every budget\); rounds: 25 of "
                      r"lr\\_\\allowbreak\{\}0\.1 \\& warmup",
                      (folder / "compare.tex").read_text())
     figures = sorted(p.name for p in (folder / "appendix-figures").iterdir()
@@ -207,7 +208,7 @@ def test_a_report_across_tasks_fits_one_and_two_columns(tmp_path, layout):
                                          log)]
     assert all(x < 3 for x in over), over
     text = pdf_text(tmp_path / "paper.pdf")
-    assert "Data. 859 rounds of 6 model(s); score: log loss" in text
+    assert "Data. 859 rounds of 6 models; score: log loss" in text
     assert "Open: the band is unbounded there" in text
     assert "Median tuning curves on each task" in text
 

@@ -2,6 +2,7 @@
 a search when its comparison is settled (real Optuna and Ray Tune runs on
 small scikit-learn models, marked slow)."""
 
+import os
 import threading
 
 import numpy as np
@@ -315,8 +316,10 @@ def test_a_ray_tune_experiment_stops_itself_when_settled(tmp_path):
         fitted.fit(x[:200], y[:200])
         tune.report({"acc": float(fitted.score(x[200:], y[200:]))})
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    # A Ray instance of its own: never a cluster some earlier `ray start` left.
+    os.environ.pop("RAY_ADDRESS", None)
+    ray.init(address="local", num_cpus=2, include_dashboard=False,
+             log_to_driver=False, configure_logging=False)
     try:
         tuner = tune.Tuner(
             trainable,

@@ -54,8 +54,10 @@ def address():
     pytest.importorskip("ray", reason="needs ray: pip install -e '.[ray]'")
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    # A Ray instance of its own: never a cluster some earlier `ray start` left.
+    os.environ.pop("RAY_ADDRESS", None)
+    ray.init(address="local", num_cpus=2, include_dashboard=False,
+             log_to_driver=False, configure_logging=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:

@@ -577,7 +577,15 @@ def exchangeability(pvalues: dict, adjusted: dict, tested: int,
     low, high = min(pvalues.values()), max(pvalues.values())
     spread = f"p = {low:.3g}" if low == high else f"p from {low:.3g} to {high:.3g}"
     searches = f"{len(pvalues)} search" + ("es" if len(pvalues) != 1 else "")
-    holm = f", Holm-adjusted over {tested} searches" if tested > 1 else ""
+    # The raw p-values are shown, and the adjusted ones beside them: the verdict
+    # reads the adjusted, so a raw p under 0.05 must not stand alone beside it.
+    holm = ""
+    if tested > 1 and adjusted:
+        fixed = [adjusted[key] for key in pvalues if key in adjusted] or list(
+            adjusted.values())
+        holm = (f"; Holm-adjusted over {tested} searches: "
+                + (f"{min(fixed):.3g}" if min(fixed) == max(fixed) else
+                   f"from {min(fixed):.3g} to {max(fixed):.3g}"))
     adaptive = [key for key, p in adjusted.items() if p < 0.05]
     if not adaptive:
         verdict = ("consistent with random search" if len(pvalues) == 1 else
@@ -589,8 +597,8 @@ def exchangeability(pvalues: dict, adjusted: dict, tested: int,
         verdict = (f"adjusted p < 0.05 on {len(adaptive)} of {len(pvalues)} "
                    f"({named}): the trials there look adaptive, not like random "
                    "search")
-    return (f"exchangeability of the trial order on {searches}: {spread}{holm} "
-            f"({verdict})")
+    return (f"exchangeability of the trial order on {searches}: {spread}"
+            f" ({holm[2:] + '; ' if holm else ''}{verdict})")
 
 
 def settle_across(pairs: pd.DataFrame, tasks: int, confidence: float) -> str:

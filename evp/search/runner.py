@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from evp._optional import import_optional_dependency
+from evp._validation import ParameterError
 from evp._workspace import progress as progress_bar
 
 
@@ -88,9 +89,17 @@ def _ray_results(todo: list, *, jobs: int | None, address: str | None,
     ray = import_optional_dependency("ray", purpose="backend='ray'")
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address, num_cpus=None if address else jobs,
-                 include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+        options = {"include_dashboard": False, "log_to_driver": False,
+                   "configure_logging": False}
+        try:
+            ray.init(address=address, num_cpus=None if address else jobs, **options)
+        except ValueError as error:
+            # No address, but RAY_ADDRESS or an earlier `ray start` names a
+            # cluster: Ray joins it and refuses a CPU count; `jobs` still caps the
+            # tasks in flight (the window below).
+            if "existing cluster" not in str(error):
+                raise
+            ray.init(address=address, **options)
     pending: collections.deque = collections.deque()
     try:
         window = jobs or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -156,8 +165,8 @@ def run_search(
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
                          f"{backend!r}")
     if address is not None and backend != "ray":
-        raise ValueError("address names a Ray cluster: pass backend='ray' too, or "
-                         "leave address out")
+        raise ParameterError("address", "address names a Ray cluster: add "
+                             "backend='ray', or leave address out")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = read_trials(out)
