@@ -499,8 +499,10 @@ def verdict_power(scores_a, scores_b, n, more_rounds, confidence: float = 0.8, *
                              f"new rounds from, got {x.size} round(s) with "
                              f"{np.unique(x).size} distinct value(s)")
     if x_a.size == x_b.size and np.array_equal(x_a, x_b):
-        raise ValueError("scores_a and scores_b are identical: the same model twice? "
-                         "No number of rounds separates a model from itself")
+        raise ValueError("scores_a and scores_b hold the same scores: more rounds "
+                         "predicted from them favour neither, so no number of them "
+                         "can be planned for a strong verdict (the same model "
+                         "twice?)")
     try:
         n = float(n)
     except (TypeError, ValueError):

@@ -399,6 +399,12 @@ def test_report_on_two_models_with_the_same_scores(tmp_path, capsys):
     assert status == 0, err
     text = (tmp_path / "report.md").read_text()
     assert "a vs b: the two scored alike, the same 5 scores" in text
+    # evp plan refuses the pair, in the same words.
+    status, _, err = main(capsys, "plan", path, "--score", "acc", "--group",
+                          "model", "a", "b", "--budget", "2")
+    assert status == 2 and err.count("\n") == 1, err
+    assert "a and b hold the same scores: more rounds predicted from them favour "\
+        "neither" in err, err
 
 
 # ------------------------------------------------- compare --all of many models

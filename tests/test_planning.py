@@ -133,7 +133,7 @@ def test_verdict_power_grows_with_more_rounds_and_takes_pairs():
 @pytest.mark.parametrize("change, match", [
     (dict(more_rounds=-1), "more_rounds"), (dict(more_rounds=2.5), "more_rounds"),
     (dict(more_rounds=[[1, 2, 3]]), "more_rounds"), (dict(n=0), "n must be"),
-    (dict(n="four"), "n must be"), (dict(scores_b="same"), "identical"),
+    (dict(n="four"), "n must be"), (dict(scores_b="same"), "hold the same scores"),
     (dict(scores_a=[0.5, 0.5, 0.5]), "distinct"),
     (dict(replications=1), "replications"),
     (dict(confidence=0), "confidence"),
