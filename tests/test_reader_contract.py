@@ -3,6 +3,7 @@ on a source of its kind; and the check itself fails a reader that breaks it."""
 
 import json
 import re
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -326,8 +327,54 @@ def test_the_messages_name_the_rule(toy):
     assert "the trials' order" in said["says_its_order"]
 
 
+def test_a_plug_in_that_claims_any_folder_is_caught(toy):
+    # Its claim is a marker's: asked before evp's readers of folders, it would
+    # read an evp search's folder.
+    class AnyFolder(_Toy):
+        def sniff(self, source):
+            return (isinstance(source, Path) and source.is_dir()) or super().sniff(
+                source)
+
+    check = next(c for c in reader_checks(AnyFolder(), toy, failed=1)
+                 if str(c) == "sniff_claims_no_stranger")
+    with pytest.raises(ReaderContractError, match="claims an empty folder"):
+        check()
+
+
 def test_a_reader_that_does_not_claim_its_own_source_fails(toy):
     other = toy.with_suffix(".txt")
     other.write_text(toy.read_text())
     with pytest.raises(ReaderContractError, match="does not claim its own source"):
         check_reader(_Toy(), other)
+
+
+def _documented_readers() -> dict:
+    """The toy reader as the README and the registry's docstring show it to
+    plug-in authors: {where: its module's code}."""
+    import evp.readers.registry as registry
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    shown = {"README.md": readme.split("```python\n# evp_toy_reader.py\n", 1)[1]
+             .split("```", 1)[0]}
+    doc = registry.__doc__.split("    # evp_toy_reader.py\n", 1)[1]
+    doc = doc.split("    READER = ToyReader()\n", 1)[0] + "    READER = ToyReader()\n"
+    shown["evp.readers.registry"] = textwrap.dedent(doc)
+    return shown
+
+
+@pytest.mark.parametrize("where", ["README.md", "evp.readers.registry"])
+def test_the_documented_plug_in_keeps_every_rule(tmp_path, where):
+    # What a plug-in author copies must pass the checks the docs tell them to
+    # run, one test per rule, as written.
+    namespace: dict = {}
+    exec(compile(_documented_readers()[where], where, "exec"), namespace)
+    path = tmp_path / "runs.toy"
+    path.write_text("a 0.5\na 0.4\nb 0.3\nb nan\na 0.2\nb 0.35\n")
+    failures = {}
+    for check in reader_checks(namespace["READER"], path, failed=1):
+        try:
+            check()
+        except ReaderContractError as error:
+            failures[str(check)] = str(error)
+    assert failures == {}

@@ -35,7 +35,8 @@ is refused in one line that names the readers it is for. ``reader="optuna"``
 with ``sniff`` and ``read`` (returning :class:`evp.Results`; read_results then
 applies the failed-rounds policy, the direction and the exchangeability test
 to it, as to evp's own), named under the entry-point group. For a format of
-lines "MODEL LOSS"::
+lines "MODEL LOSS", one line per trial in the order they ran (``ordered=True``
+says so; without it, the contract's ``says_its_order`` fails)::
 
     # evp_toy_reader.py
     import pandas as pd
@@ -52,7 +53,7 @@ lines "MODEL LOSS"::
                                   "loss": [float(x) for _, x in rows]})
             return Results(frame, score="loss", group="model", minimize=True,
                            direction="the toy format: lower is better",
-                           source=str(source))
+                           ordered=True, source=str(source))
 
     READER = ToyReader()
 

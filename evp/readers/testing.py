@@ -26,7 +26,9 @@ The rules (:data:`RULES`):
   missing path, an empty folder, a DataFrame, a CSV file), sniff says True or
   False;
 * ``sniff_claims_no_stranger`` — it claims no number, None, bytes or list,
-  and no plain CSV file of one's own (which evp's file reader reads);
+  no plain CSV file of one's own (which evp's file reader reads), and, with a
+  claim above any folder's (a marker's: a plug-in's unless it declares
+  another), no empty folder;
 * ``sniff_changes_nothing`` — sniff changes nothing it is given;
 * ``claims_its_own_source`` — it claims the source it reads;
 * ``declares_its_options`` — its options are a dict of names to defaults,
@@ -69,7 +71,7 @@ import pandas as pd
 
 from evp._columns import STATE_COLUMNS
 from evp.readers import FAILED_STATES, read_results
-from evp.readers._knows import UNSAID, Claim, Direction, Knows
+from evp.readers._knows import FOLDER, UNSAID, Claim, Direction, Knows
 from evp.readers.registry import (
     RESERVED,
     PluginError,
@@ -276,6 +278,15 @@ def _sniff_claims_no_stranger(run: _Run) -> None:
             # nothing claims a number, None, bytes or a list.
             if claimed and what in ("a number", "None", "bytes", "a list"):
                 raise _fail(run.reader, f"it claims {what}")
+            # A claim above any folder's (a tool's marker, say) is asked before
+            # evp's readers of folders: claiming an empty one, it would take
+            # every folder from them (an evp search's, say).
+            if (claimed and what == "an empty folder"
+                    and run.reader.claim.specificity > FOLDER):
+                raise _fail(run.reader, "it claims an empty folder, and its claim "
+                                        "(a marker's, unless it declares another) "
+                                        "is asked before evp's readers of folders: "
+                                        "claim a folder by what it holds")
 
 
 def _sniff_changes_nothing(run: _Run) -> None:
@@ -432,8 +443,9 @@ def _marks_its_failed_states(run: _Run) -> None:
 RULES = (
     ("sniff_never_raises", "sniff says True or False, whatever it is given",
      _sniff_never_raises),
-    ("sniff_claims_no_stranger", "sniff claims no number, None, bytes, list or "
-     "plain CSV file", _sniff_claims_no_stranger),
+    ("sniff_claims_no_stranger", "sniff claims no number, None, bytes, list, "
+     "plain CSV file or (above a folder's claim) empty folder",
+     _sniff_claims_no_stranger),
     ("sniff_changes_nothing", "sniff changes nothing it is given",
      _sniff_changes_nothing),
     ("claims_its_own_source", "sniff claims the source the reader reads",
