@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import evp
 from evp.cli import main
 from evp.datasets import read_results
 
@@ -444,3 +445,37 @@ def test_a_searchers_trials_are_in_the_order_of_the_counter_in_their_folders(
     assert results.frame["config/lr"].tolist() == [0.1, 0.2, 0.3, 0.4, 0.5]
     assert results.frame["trial_id"].tolist() == ids
     assert results.failed == (3,)
+
+
+def test_an_experiment_whose_every_trial_errored_is_its_models_failed_rounds(
+        tmp_path):
+    """Every trial of iris-tree errored before it reported: no result file in
+    the experiment. Its trials are failed rounds of model tree, counted, not an
+    experiment that is not there; dropped, the model is named as gone."""
+    root = tmp_path / "bench"
+    for model in ("knn", "tree"):
+        experiment = root / f"iris-{model}"
+        for counter in range(4):
+            ray_trial(experiment, counter, {"task": "iris", "model": model},
+                      None if model == "tree" else 0.3 + 0.01 * counter,
+                      error=model == "tree")
+    results = read_results(root, metric="log_loss", mode="min",
+                           group="config/model", task="config/task",
+                           failed="worst", bounds=(0, 10))
+    assert results.models == ["knn", "tree"]
+    assert len(results.failed) == 4
+    assert any("'iris-tree': 0 completed trials" in n and "4 failed (ERROR 4)" in n
+               for n in results.notes)
+    with pytest.warns(evp.DroppedRowsWarning):
+        dropped = read_results(root, metric="log_loss", mode="min",
+                               group="config/model", task="config/task",
+                               failed="drop")
+    assert dropped.models == ["knn"]
+    assert any("model tree on iris had no round left and is left out" in n
+               for n in dropped.notes)
+    # One experiment alone, every trial errored: refused, as before.
+    with pytest.raises(ValueError, match="reported anything usable"):
+        read_results(root / "iris-tree", metric="log_loss", mode="min")
+    # A metric no experiment reported is still the metric's error.
+    with pytest.raises(ValueError, match="no trial reported 'acc'"):
+        read_results(root, metric="acc", mode="max")

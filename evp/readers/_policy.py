@@ -423,10 +423,25 @@ def failed_rounds(frame: pd.DataFrame, roles: dict, policy: str, minimize: bool,
                   f"{note}: {reasons}", DroppedRowsWarning, stacklevel=stack_level())
     notes = []
     if failing.any():
+        # A model (on a task) none of whose rounds is left is gone from the
+        # analysis: said by name, not only counted.
+        gone = ""
+        keys = [roles[k] for k in ("group", "task") if roles.get(k) is not None]
+        if roles.get("group") is not None:
+            left = frame.loc[~bad, keys].astype(str).drop_duplicates()
+            every = frame[keys].astype(str).drop_duplicates()
+            lost = every.merge(left, how="left", indicator=True)
+            lost = lost[lost["_merge"] == "left_only"][keys]
+            names = [" on ".join(row) for row in lost.itertuples(index=False)]
+            if names:
+                gone = (f"; {'model' if len(names) == 1 else 'models'} "
+                        f"{', '.join(names[:5])}{', …' if len(names) > 5 else ''} "
+                        "had no round left and "
+                        f"{'is' if len(names) == 1 else 'are'} left out")
         notes.append(
             f"{int(failing.sum())} failed round(s) of {len(frame)} dropped: the "
             "curves describe the rounds that finished, optimistic if failing is a "
-            "real outcome of the search (pass failed='worst' to count them)")
+            f"real outcome of the search (pass failed='worst' to count them){gone}")
     return frame[~bad].reset_index(drop=True), np.array([], dtype=int), dropped, notes
 
 

@@ -106,7 +106,8 @@ def _tally(trials) -> str:
 
 def trial_table(trials, objective: Objective, *, what: str, order: str | None = None,
                 failed_means: str = "", details=(), logged: bool = False,
-                noun: str = "trials") -> tuple[pd.DataFrame, str]:
+                noun: str = "trials",
+                none_completed: bool = False) -> tuple[pd.DataFrame, str]:
     """The rounds of `trials` as a table, and the note that says what was read.
 
     Parameters
@@ -131,6 +132,10 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
     noun : str, default "trials"
         What the rows are (SMAC3's: ``configurations``, each the mean of its
         trials).
+    none_completed : bool, default False
+        Whether a record with no completed trial is read (one search of
+        several, whose every trial failed: its model's failed rounds) rather
+        than refused.
 
     Returns
     -------
@@ -141,14 +146,14 @@ def trial_table(trials, objective: Objective, *, what: str, order: str | None = 
     Raises
     ------
     ValueError
-        No trial completed.
+        No trial completed (unless `none_completed`).
     """
     trials = list(trials)
     fates: dict = {COMPLETED: [], FAILED: [], UNFINISHED: []}
     for trial in trials:
         fates[trial.fate].append(trial)
     completed, failed, unfinished = fates.values()
-    if not completed:
+    if not completed and not none_completed:
         raise ValueError(f"path_or_frame: {what} has no completed {noun} "
                          f"({len(trials)} in all: {_tally(trials) or 'none'})")
     kept = [t for t in trials if t.fate != UNFINISHED]

@@ -181,13 +181,19 @@ def _is_trial(path: Path) -> bool:
 
 
 def _is_ray_folder(path: Path) -> bool:
-    """A folder of Ray Tune trial folders (or one trial folder itself)."""
+    """A folder of Ray Tune trial folders (or one trial folder itself): a trial
+    with its reports, or, where every trial errored before it reported, trial
+    folders beside Ray's record of the experiment (``experiment_state-*.json``)
+    or named as Ray names them."""
     if not path.is_dir():
         return False
     if any((path / name).is_file() for name in _REPORTS):
         return True
-    return any(p.is_dir() and any((p / name).is_file() for name in _REPORTS)
-               for p in path.iterdir())
+    trials = [p for p in path.iterdir() if _is_trial(p)]
+    if any(any((p / name).is_file() for name in _REPORTS) for p in trials):
+        return True
+    return bool(trials) and (any(path.glob("experiment_state-*.json")) or any(
+        _TRIAL_ID.search(p.name) for p in trials))
 
 
 def is_optuna_source(path_or_frame) -> bool:
@@ -576,7 +582,9 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
     """One report per trial of a Ray Tune experiment folder, one row per trial;
     or of every experiment in a folder of them (one per seed, say), with columns
     ``experiment`` (its name) and ``tuner`` (the name without a trailing seed
-    number).
+    number). An experiment of several whose every trial errored (before it
+    reported, even: no result file in it) is its trials' failed rounds; only
+    when no experiment reported `metric` is the folder refused.
 
     Parameters
     ----------
@@ -613,8 +621,14 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
     if not experiments:
         return _read_experiment(folder, metric=metric, mode=mode,
                                 per_trial=per_trial)
-    read = [_read_experiment(e, metric=metric, mode=mode, per_trial=per_trial)
-            for e in experiments]
+    # An experiment whose every trial failed is its model's failed rounds,
+    # counted like any other; only when no experiment reported the metric is
+    # the metric wrong.
+    read = [_read_experiment(e, metric=metric, mode=mode, per_trial=per_trial,
+                             all_failed=True) for e in experiments]
+    if all(r.frame[metric].isna().all() for r in read):
+        _read_experiment(experiments[0], metric=metric, mode=mode,
+                         per_trial=per_trial)  # raises, naming what was reported
     frames = [r.frame.assign(experiment=e.name, tuner=family(e.name))
               for r, e in zip(read, experiments, strict=True)]
     return Results(
@@ -625,8 +639,9 @@ def read_ray_tune(folder, *, metric: str, mode: str | None = None,
 
 
 def _read_experiment(folder: Path, *, metric: str, mode: str | None,
-                     per_trial: str) -> Results:
-    """One experiment folder (see :func:`read_ray_tune`)."""
+                     per_trial: str, all_failed: bool = False) -> Results:
+    """One experiment folder (see :func:`read_ray_tune`); one whose every trial
+    failed is refused, naming what they reported, unless `all_failed`."""
     if mode is None:
         raise ValueError(f"mode: say whether a higher or lower {metric!r} is better: "
                          "mode='max' or mode='min'")
@@ -675,7 +690,7 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
                   if k != "config" and not isinstance(v, dict)}
         read.append(Trial({**report, metric: values[chosen], "state": "TERMINATED",
                            **config}, COMPLETED, "TERMINATED", place))
-    if all(t.fate == FAILED for t in read):
+    if all(t.fate == FAILED for t in read) and not all_failed:
         available = sorted(k for k in seen if k != "config")
         why = (f"no trial reported {metric!r}; they reported: "
                f"{', '.join(available)}" if seen
@@ -686,7 +701,7 @@ def _read_experiment(folder: Path, *, metric: str, mode: str | None,
     frame, note = trial_table(
         read, Objective(metric, mode == "min",
                         more=f", {which} (per_trial='{per_trial}', mode='{mode}')"),
-        what=f"Ray Tune experiment {folder.name!r}",
+        what=f"Ray Tune experiment {folder.name!r}", none_completed=all_failed,
         failed_means=": failed rounds (" + "; ".join(
             words for status, words in (
                 ("ERROR", "ERROR: stopped with an error"),
