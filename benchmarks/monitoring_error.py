@@ -7,8 +7,12 @@ each, and read after every round (evp.sequential.monitor_paths):
   rebuilt at every look: the optional-stopping reading;
 * **fixed n, 90%** — the same with each band at 90% (the Bonferroni split over
   the two models that a family-wise 80% needs for one look);
-* **sequential** — evp.sequential_band, each model's at 90% (the family's 80%
-  split over the two), horizon 200, read at every look.
+* **sequential** — what evp.Monitor and evp watch read: evp.sequential_band
+  with ``boundary="exact"`` (exact intervals at the budgets, their crossing
+  over every epoch computed exactly), each model's at 90% (the family's 80%
+  split over the two), horizon 200, read at every look;
+* **sequential, stitched band** — the band over every budget
+  (``boundary="stitched"``), the same split and horizon.
 
 The budgets read are 1 and 5. A strong verdict is wrong where it favours the
 model whose true curve there is not better (for equal models, every strong
@@ -135,11 +139,14 @@ def run_world(make, paths: int, seed) -> dict:
     rng = np.random.default_rng(seed)
     a, b = draw(rng, (paths, ROUNDS))
     out = {"truth_a": truths[0].tolist(), "truth_b": truths[1].tolist()}
-    for name, reading, family in (("fixed 80%", "fixed", False),
-                                  ("fixed 90%", "fixed", True),
-                                  ("sequential", "sequential", True)):
+    for name, reading, family, boundary in (
+            ("fixed 80%", "fixed", False, "stitched"),
+            ("fixed 90%", "fixed", True, "stitched"),
+            ("sequential", "sequential", True, "exact"),
+            ("sequential, stitched band", "sequential", True, "stitched")):
         found = monitor_paths([a, b], BUDGETS, CONFIDENCE, reading=reading,
-                              truth=truths, horizon=ROUNDS, family=family)
+                              truth=truths, horizon=ROUNDS, family=family,
+                              boundary=boundary)
         out[name] = np.where(np.isinf(found["wrong"]), -1,
                              found["wrong"]).astype(int).tolist()
     # Rounds to settle with a horizon of HORIZON: the sequential stop, and
@@ -148,7 +155,7 @@ def run_world(make, paths: int, seed) -> dict:
         truth = truths[:, [BUDGETS.index(n) for n in budgets]]
         stop = monitor_paths([a[:, :HORIZON], b[:, :HORIZON]], budgets,
                              CONFIDENCE, reading="sequential", truth=truth,
-                             horizon=HORIZON)
+                             horizon=HORIZON, boundary="exact")
         out["stop" + tag] = np.where(np.isinf(stop["settled"]), -1,
                                      stop["settled"]).astype(int).tolist()
         out["stop wrong" + tag] = np.where(np.isinf(stop["wrong"]), -1,
@@ -191,7 +198,8 @@ def tables(out: str = "monitoring_error.jsonl"):
     for row in rows:
         equal = np.allclose(row["truth_a"], row["truth_b"])
         kind = ("equal" if equal else "different")
-        for name in ("fixed 80%", "fixed 90%", "sequential"):
+        for name in ("fixed 80%", "fixed 90%", "sequential",
+                     "sequential, stitched band"):
             hits = int(np.sum(np.array(row[name]) >= 0))
             low, high = interval(hits, row["paths"])
             errors.append({"world": row["key"], "family": row["family"],

@@ -60,8 +60,10 @@ class Monitor:
     max_rounds : int, optional
         The most rounds of each model: it narrows the bands, and reaching it
         unsettled ends the watch (:attr:`exhausted`).
-    boundary : str, default "stitched"
-        The sequential band (:func:`evp.sequential_band`).
+    boundary : str, default "auto"
+        The sequential bounds (:func:`evp.sequential_band`): "auto" reads the
+        exact intervals at the budgets named when `max_rounds` is given
+        (``"exact"``), else the stitched band.
     plan : bool, default False
         At each look, also estimate the further rounds to settle (simulated
         futures: slower).
@@ -70,7 +72,7 @@ class Monitor:
     """
 
     def __init__(self, source=None, ns=(1,), confidence: float = 0.8, *,
-                 max_rounds: int | None = None, boundary: str = "stitched",
+                 max_rounds: int | None = None, boundary: str = "auto",
                  plan: bool = False, replications: int = 200, seed=0,
                  **read_options):
         self.source = source

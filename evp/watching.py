@@ -39,15 +39,18 @@ def _score(name: str, minimize: bool) -> str:
     return f"{name} ({'lower' if minimize else 'higher'} is better)"
 
 
-def _family(confidence: float, each: float, models: int, budgets) -> str:
+def _family(confidence: float, each: float, models: int, budgets,
+            boundary: str = "stitched") -> str:
     """What the verdicts were read from, and what holds together: the
-    sequential bands, simultaneous over the budgets named and every look."""
+    sequential bounds, simultaneous over the budgets named and every look."""
     over = (f"simultaneous over n = {', '.join(f'{n:g}' for n in budgets)} and "
             "every number of rounds: read as often as you like, stop when you "
             "like")
+    what = ("sequential exact intervals" if boundary == "exact"
+            else "sequential bands")
     if models <= 1:
-        return f"a {confidence:.0%} sequential band, {over}"
-    return (f"sequential bands at {each * 100:.4g}% each ({confidence:.0%} "
+        return f"{confidence:.0%} {what}, {over}"
+    return (f"{what} at {each * 100:.4g}% each ({confidence:.0%} "
             f"family-wise over {models} models), {over}")
 
 
@@ -172,7 +175,7 @@ def _stand_in(scores: dict, minimize: bool):
 
 
 def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
-          max_rounds: int | None = None, boundary: str = "stitched",
+          max_rounds: int | None = None, boundary: str = "auto",
           plan: bool = False, replications: int = 200, seed=0) -> Watch:
     """Is the comparison of the models at the budgets `ns` settled, after the
     rounds seen so far, with verdicts that hold however often it is asked?
@@ -180,7 +183,10 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
     Each model's sequential median band (:func:`evp.sequential_band`, at
     ``1 − (1 − confidence)/M`` for M models, so that every band holds at once
     with probability at least `confidence`), read in each model's trial order;
-    each pair's evidence at each budget in :func:`evp.compare`'s words;
+    each pair's evidence at each budget in :func:`evp.compare`'s words (with
+    `max_rounds`, ``boundary="auto"`` reads the exact intervals at the budgets
+    named, whose crossing over every epoch up to the maximum is computed
+    exactly: the sharpest here; without, the stitched band);
     settled where, at every budget named, one model's band lies wholly beyond
     every other's. `max_rounds` is the most rounds of each model the search
     will run (it narrows the bands, and reaching it unsettled is
@@ -200,9 +206,15 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
                                        and max_rounds >= 1):
         raise ParameterError("max_rounds", f"max_rounds must be a whole number of "
                              f"rounds ≥ 1 or None, got {max_rounds!r}")
+    if boundary == "auto":  # exact at the budgets named when a maximum is set
+        boundary = "exact" if max_rounds is not None else "stitched"
     if boundary not in BOUNDARIES:
-        raise ParameterError("boundary", f"boundary must be one of "
+        raise ParameterError("boundary", f"boundary must be auto or one of "
                              f"{', '.join(BOUNDARIES)}, got {boundary!r}")
+    if boundary == "exact" and max_rounds is None:
+        raise ParameterError("max_rounds", "boundary='exact' needs max_rounds (the "
+                             "most rounds of each model): give it, or "
+                             "boundary='stitched'")
     minimize = results.minimize
     scores, back = _stand_in(_trial_order(results), minimize)
     models = list(scores)
@@ -241,7 +253,7 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
     rounds = {m: bands[m].rounds for m in models}
     exhausted = (not settled and max_rounds is not None
                  and min(rounds.values()) >= max_rounds)
-    read = _family(confidence, each, len(models), budgets)
+    read = _family(confidence, each, len(models), budgets, boundary)
     scored = _score(results.score_name, minimize)
     seen = " and ".join(f"{n} of {m}" for m, n in rounds.items())
     shown = ", ".join(f"{n:g}" for n in budgets)

@@ -80,6 +80,7 @@ SLOW_TESTS = {
     "test_plot.py::test_a_fitted_tail_is_not_drawn_beyond_its_threshold",
     "test_sequential.py::test_the_fixed_n_band_read_after_every_round_does_not",
     "test_sequential.py::test_holds_at_every_round_on_continuous_scores",
+    "test_sequential.py::test_exact_bounds_hold_at_every_round",
     "test_monitoring.py::test_a_monitor_settles_when_one_model_is_far_ahead",
     "test_monitoring.py::test_the_figure_draws_every_band_without_overlaps",
     "test_monitoring.py::test_a_plan_is_an_estimate_of_further_rounds",

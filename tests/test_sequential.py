@@ -206,3 +206,61 @@ def test_monitored_paths_count_wrong_verdicts_and_stops():
     losses = monitor_paths([-a, -b], [1, 2], truth=-truth, horizon=120,
                            minimize=True)
     np.testing.assert_array_equal(losses["settled"], found["settled"])
+
+
+def test_the_exact_crossing_agrees_with_every_sequence_enumerated():
+    """P(some epoch's bound misses) by the binomial walk against the sum over
+    all 2^12 Bernoulli sequences of the first 12 rounds."""
+    import itertools as it
+
+    from evp.sequential import _crossing, _ranks_at
+
+    sizes, p = (3, 5, 8, 12), 0.65
+    bits = np.array(list(it.product((0, 1), repeat=12)))  # every sequence
+    counts = np.cumsum(bits, axis=1)
+    weight = p ** counts[:, -1] * (1 - p) ** (12 - counts[:, -1])
+    at = counts[:, np.array(sizes) - 1]
+    for side, gamma in (("lower", 0.2), ("upper", 0.2), ("lower", 0.05)):
+        ranks = _ranks_at(sizes, p, gamma, side)
+        missed = (at < ranks).any(axis=1) if side == "lower" else (
+            at >= ranks).any(axis=1)
+        assert _crossing(sizes, p, ranks, side) == pytest.approx(
+            float(weight[missed].sum()), abs=1e-12)
+
+
+def test_exact_ranks_keep_their_level_and_beat_bonferroni():
+    from evp.sequential import _crossing, _ranks_at, _stitched_sizes, exact_epoch_ranks
+
+    sizes = tuple(_stitched_sizes(150, True).tolist())
+    for p in (0.5, 0.5 ** 0.25):
+        for side in ("lower", "upper"):
+            ranks = exact_epoch_ranks(sizes, p, 0.025, side)
+            assert _crossing(sizes, p, ranks, side) <= 0.025
+            bonferroni = _ranks_at(sizes, p, 0.025 / len(sizes), side)
+            tighter = ranks >= bonferroni if side == "lower" else ranks <= bonferroni
+            assert tighter.all() and (ranks != bonferroni).any()
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_exact_bounds_hold_at_every_round(ties):
+    rng = np.random.default_rng(13)
+    if ties:
+        values = np.array([0.0, 1.0, 2.0, 3.0])
+        cdf = np.cumsum([0.4, 0.3, 0.2, 0.1])
+        x = values[np.searchsorted(cdf, rng.random((PATHS, ROUNDS)), side="right")]
+        truth = values[np.searchsorted(cdf, 0.5 ** (1 / K) - 1e-12)]
+    else:
+        x = rng.random((PATHS, ROUNDS))
+        truth = 0.5 ** (1 / K)
+    share = _miss_share(x, truth, "exact", ROUNDS)
+    assert share <= _bound(PATHS)
+    if not ties:  # sharper than the union over epochs: closer to its level
+        assert share > _miss_share(x, truth, "stitched", ROUNDS)
+
+
+def test_exact_bounds_need_a_horizon():
+    with pytest.raises(ValueError, match="horizon"):
+        evp.sequential_band(np.arange(20.0), [1], boundary="exact")
+    band = evp.sequential_band(np.arange(20.0), [1], boundary="exact", horizon=40)
+    assert band.sizes.tolist() == [8, 10, 13, 16, 20]
+    assert band.constructions == ("exact",) * 5 and np.isnan(band.alphas).all()
