@@ -187,7 +187,7 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
     `max_rounds`, ``boundary="auto"`` reads the exact intervals at the budgets
     named, whose crossing over every epoch up to the maximum is computed
     exactly: the sharpest here; without, the stitched band);
-    settled where, at every budget named, one model's band lies wholly beyond
+    settled where, at every budget named, one model's bounds lie wholly beyond
     every other's. `max_rounds` is the most rounds of each model the search
     will run (it narrows the bands, and reaching it unsettled is
     ``exhausted``); with `plan`, an estimate of the further rounds to settle
@@ -269,8 +269,8 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
                     else ("every other model", "every other's"))
 
         said = "; ".join(f"at n = {span}, strong evidence that {leader} beats "
-                         f"{beaten(leader)[0]}: {leader}'s band lies wholly on the "
-                         f"better side of {beaten(leader)[1]}"
+                         f"{beaten(leader)[0]}: {leader}'s bounds lie wholly on "
+                         f"the better side of {beaten(leader)[1]}"
                          for leader, span in _runs(leaders, budgets))
         sentence = (f"Settled after {seen} rounds of {scored}: {said}; read "
                     f"from {read}.")
@@ -286,7 +286,7 @@ def watch(results: Results, ns=(1,), confidence: float = 0.8, *,
             sentence = (f"Not settled after {seen} rounds of {scored}: at n = "
                         f"{open_} no model has strong evidence against every "
                         f"other yet; read from {read}.")
-    notes = ["each band moves at epochs only: it reads the first "
+    notes = ["each model's bounds move at epochs only: they read the first "
              + ", ".join(f"{bands[m].read} rounds of {m}" for m in models)]
     if tied:
         notes.append(f"scores tie ({', '.join(tied)}): the bands hold with at "
