@@ -35,6 +35,7 @@ and Estimation of a Random Variable's Maximum. Findings of EMNLP.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -47,7 +48,15 @@ from evp._step_cdf import (
     reaches,
     weighted_sums,
 )
-from evp._validation import as_bool, as_choice, as_ns, as_probability, as_scores, chunks
+from evp._validation import (
+    MAX_CELLS,
+    as_bool,
+    as_choice,
+    as_ns,
+    as_probability,
+    as_scores,
+    chunks,
+)
 
 __all__ = [
     "Budget",
@@ -92,9 +101,22 @@ def _weights(estimator: str, n: np.ndarray, size: int) -> np.ndarray:
     return normalised(_log_weights(estimator, n, size))
 
 
+@functools.lru_cache(maxsize=64)
+def _cached_weights(estimator: str, n: bytes, size: int) -> np.ndarray:
+    """:func:`_weights` for budgets `n` (int64 bytes), read-only: a bootstrap or
+    a simulation asks for the same weights thousands of times, and building them
+    costs several times the product that uses them."""
+    weights = _weights(estimator, np.frombuffer(n, dtype=np.int64), size)
+    weights.flags.writeable = False
+    return weights
+
+
 def _curve(x: np.ndarray, n: np.ndarray, estimator: str) -> np.ndarray:
     """The estimator's curve for sorted scores x (S, B), bigger being better."""
     size = x.shape[-1]
+    if len(n) * size <= MAX_CELLS // 16:  # small enough to keep: the same numbers
+        weights = _cached_weights(estimator, n.astype(np.int64).tobytes(), size)
+        return weighted_sums(x, lambda rows: weights[rows], len(n))
     return weighted_sums(x, lambda rows: _weights(estimator, n[rows], size), len(n))
 
 
