@@ -50,34 +50,15 @@ test: $(VENV)/.dev
 	that need them will be skipped"; \
 	fi
 	$(BIN)/ruff check evp tests benchmarks docs
-	@# nbval checks the executed notebooks on the other core while the tests run, and
-	@# says each notebook as it is done; their figures go to a temporary folder, so
-	@# the checkout stays as it is.
-	@figures=$$(mktemp -d); log=$$(mktemp); status=$$(mktemp); nbval=; \
-	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-		{ EVP_FIGURES_DIR=$$figures PYTHONUNBUFFERED=1 $(BIN)/python -m pytest \
-			-p no:cacheprovider -v --nbval-lax \
-			--nbval-sanitize-with tests/nbval_sanitize.cfg \
-			--ignore=notebooks/classroom/assignments notebooks 2>&1; \
-			echo $$? >$$status; } | tee $$log | awk '$(NBVAL_PROGRESS)' & \
-		nbval=$$!; \
-	fi; \
-	$(BIN)/python -m pytest --doctest-modules tests evp; tests=$$?; \
-	notebooks=0; if [ -n "$$nbval" ]; then wait $$nbval; notebooks=$$(cat $$status); \
-		echo "--- nbval: the executed notebooks"; \
-		if [ "$$notebooks" -eq 0 ]; then tail -n 1 $$log; else cat $$log; fi; fi; \
-	rm -rf $$figures $$log $$status; \
-	[ $$tests -eq 0 ] && [ $$notebooks -eq 0 ]
-# One line per notebook as nbval finishes it: its cells, and how far nbval is.
-NBVAL_PROGRESS := function said() { printf "\n[nbval %s] %s: %d cells%s\n", done, \
-	current, cells, failed ? ", " failed " FAILED" : " passed"; fflush() } \
-	/::Cell [0-9]+ / { name = $$1; sub(/::Cell.*/, "", name); \
-		sub(/::ipynb$$/, ".ipynb", name); \
-		if (name != current && current != "") said(); \
-		if (name != current) { current = name; cells = 0; failed = 0 } \
-		cells++; if ($$0 ~ / (FAILED|ERROR) /) failed++; \
-		if (match($$0, /[0-9]+%/)) done = substr($$0, RSTART, RLENGTH) } \
-	END { if (current != "") said() }
+	@# One session on both cores (pytest-xdist): the tests, the docstrings' examples
+	@# and nbval over the executed notebooks, each file on one worker, taken as a
+	@# worker is free, so the long files (the class graded, the notebooks' matrix, the
+	@# slowest notebooks) do not end up on one core. notebooks/conftest.py sends the
+	@# notebooks' figures to a temporary folder, so the checkout stays as it is.
+	PYTHONUNBUFFERED=1 $(BIN)/python -m pytest -p no:cacheprovider -n 2 \
+		--dist loadfile --durations=25 --doctest-modules --nbval-lax \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg \
+		--ignore=notebooks/classroom/assignments tests evp notebooks
 
 ## site: build the website from the executed notebooks into site/ (executes nothing;
 ## tests/test_site.py builds it too, with no warnings, and reads it in Chromium)

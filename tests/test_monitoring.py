@@ -326,7 +326,10 @@ def test_a_ray_tune_experiment_stops_itself_when_settled(tmp_path):
             param_space={"model": tune.choice(["logistic", "tree"]),
                          "C": tune.loguniform(1e-3, 10),
                          "depth": tune.randint(1, 3)},
-            tune_config=tune.TuneConfig(num_samples=300, max_concurrent_trials=2),
+            # One worker process runs trial after trial (reuse_actors): a new
+            # process per trial cost most of the test's time.
+            tune_config=tune.TuneConfig(num_samples=300, max_concurrent_trials=2,
+                                        reuse_actors=True),
             run_config=tune.RunConfig(storage_path=str(tmp_path), name="watched",
                                       verbose=0, stop=stopper.stopper,
                                       callbacks=[stopper.callback]))
