@@ -488,3 +488,35 @@ def test_import_evp_does_not_import_scipy():
     assert done.stdout.strip() == "False"
 
 
+
+
+def test_one_sided_kernel_and_kept_tables_give_the_same_numbers():
+    # The quantile's Newton steps read F or S at each point from the one-sided
+    # kernel, and bracket from a kept table: the numbers of the two-sided one,
+    # bit for bit, whether the table is new or kept.
+    from evp.parametric import (
+        _bracket_table,
+        _standard_noisy,
+        _standard_noisy_side,
+        _standard_quantile,
+    )
+
+    rng = np.random.default_rng(4)
+    for D in (0.02, 3.0, 400.0):
+        for c in (1, 2, 7):
+            w = np.concatenate([rng.normal(-D / 2, D / 2 + 3, 60), [-D - 12, 12.0]])
+            lower = rng.random(w.size) < 0.5
+            F, S, f, _ = _standard_noisy(w, D, c, derivatives=True)
+            G, g = _standard_noisy_side(w, D, c, lower)
+            np.testing.assert_array_equal(G, np.where(lower, F, S))
+            np.testing.assert_array_equal(g, f)
+            p = np.concatenate([rng.random(40), [1e-200, 0.5, 1 - 1e-15]])
+            _bracket_table.cache_clear()
+            fresh = _standard_quantile(p, 1 - p, D, c)
+            np.testing.assert_array_equal(_standard_quantile(p, 1 - p, D, c), fresh)
+            # And the quantile is the inverse of the kernel (which is cut off
+            # 10 standard deviations out, below 1e-23).
+            F_w, S_w = _standard_noisy(fresh, D, c)
+            inside = (p > 1e-20) & (p < 1 - 1e-20)
+            np.testing.assert_allclose(np.where(p <= 0.5, F_w, S_w)[inside],
+                                       np.where(p <= 0.5, p, 1 - p)[inside], rtol=1e-9)
