@@ -28,7 +28,7 @@ is :math:`F^{-1}(q^{1/n})`.
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from evp._validation import as_ns, as_probability, as_scores, chunks
 
@@ -36,6 +36,8 @@ __all__ = ["ReflectedKDE"]
 
 # Kernel images farther than this many bandwidths from [a, b] are dropped.
 _REACH = 40
+# scipy.optimize.brentq's relative tolerance, 4 machine epsilons.
+_RTOL = 4 * np.finfo(float).eps
 
 class ReflectedKDE:
     """Gaussian KDE on [a, b] with exact reflection at both ends.
@@ -122,12 +124,78 @@ class ReflectedKDE:
         return a + np.where(folded > width, 2 * width - folded, folded)
 
     def ppf(self, p):
-        """Quantile function, by bracketed root finding on the exact CDF."""
+        """Quantile function, by bracketed root finding on the exact CDF.
+
+        Brent's method (scipy.optimize.brentq with xtol=1e-14, its rtol and its
+        100 iterations) run for every level at once: each step evaluates the CDF
+        at all the unsettled levels in one pass over the kernels' images, and
+        every level follows brentq's own steps, so the quantiles are brentq's,
+        bit for bit, at a fraction of the cost of one call per level.
+        """
         p = np.asarray(p, dtype=float)
         a, b = self.bounds
-        flat = [optimize.brentq(lambda x, t=t: self.cdf(x) - t, a, b, xtol=1e-14)
-                if 0 < t < 1 else (a if t <= 0 else b) for t in p.ravel()]
-        return np.reshape(flat, p.shape)
+        flat = p.ravel()
+        out = np.where(flat <= 0, a, b)
+        inside = np.flatnonzero((flat > 0) & (flat < 1))
+        if inside.size:
+            out[inside] = self._brent(flat[inside], a, b)
+        return out.reshape(p.shape)
+
+    def _brent(self, levels, a, b, xtol=1e-14, rtol=_RTOL, maxiter=100):
+        """x with cdf(x) = level in [a, b] for every level: scipy's brentq (its
+        C code, step for step) on the arrays of all the levels not yet settled."""
+        k = levels.size
+        roots = np.empty(k)
+        xpre, xcur = np.full(k, a), np.full(k, b)
+        fpre, fcur = self.cdf(xpre) - levels, self.cdf(xcur) - levels
+        settled = (fpre == 0) | (fcur == 0)
+        if np.any(~settled & (np.signbit(fpre) == np.signbit(fcur))):
+            raise ValueError("f(a) and f(b) must have different signs")
+        roots[settled] = np.where(fpre[settled] == 0, a, b)
+        todo = np.flatnonzero(~settled)
+        xpre, xcur, fpre, fcur, levels = (v[todo] for v in (xpre, xcur, fpre, fcur,
+                                                           levels))
+        xblk = fblk = spre = scur = np.zeros(todo.size)
+        for _ in range(maxiter):
+            if todo.size == 0:
+                return roots
+            flip = (fpre != 0) & (fcur != 0) & (np.signbit(fpre) != np.signbit(fcur))
+            xblk, fblk = np.where(flip, xpre, xblk), np.where(flip, fpre, fblk)
+            spre = np.where(flip, xcur - xpre, spre)
+            scur = np.where(flip, xcur - xpre, scur)
+            swap = np.abs(fblk) < np.abs(fcur)
+            xpre, xcur, xblk = (np.where(swap, xcur, xpre), np.where(swap, xblk, xcur),
+                                np.where(swap, xcur, xblk))
+            fpre, fcur, fblk = (np.where(swap, fcur, fpre), np.where(swap, fblk, fcur),
+                                np.where(swap, fcur, fblk))
+            delta = (xtol + rtol * np.abs(xcur)) / 2
+            sbis = (xblk - xcur) / 2
+            done = (fcur == 0) | (np.abs(sbis) < delta)
+            roots[todo[done]] = xcur[done]
+            go = ~done
+            todo = todo[go]
+            (xpre, xcur, xblk, fpre, fcur, fblk, spre, scur, delta, sbis,
+             levels) = (v[go] for v in (xpre, xcur, xblk, fpre, fcur, fblk, spre, scur,
+                                        delta, sbis, levels))
+            with np.errstate(all="ignore"):
+                interpolate = -fcur * (xcur - xpre) / (fcur - fpre)
+                dpre = (fpre - fcur) / (xpre - xcur)
+                dblk = (fblk - fcur) / (xblk - xcur)
+                extrapolate = (-fcur * (fblk * dblk - fpre * dpre)
+                               / (dblk * dpre * (fblk - fpre)))
+            stry = np.where(xpre == xblk, interpolate, extrapolate)
+            limit = np.where(np.abs(spre) < 3 * np.abs(sbis) - delta, np.abs(spre),
+                             3 * np.abs(sbis) - delta)
+            short = ((np.abs(spre) > delta) & (np.abs(fcur) < np.abs(fpre))
+                     & (2 * np.abs(stry) < limit))
+            spre, scur = np.where(short, scur, sbis), np.where(short, stry, sbis)
+            xpre, fpre = xcur, fcur
+            xcur = xcur + np.where(np.abs(scur) > delta, scur,
+                                   np.where(sbis > 0, delta, -delta))
+            fcur = self.cdf(xcur) - levels
+        if todo.size:
+            raise RuntimeError(f"Failed to converge after {maxiter} iterations")
+        return roots
 
     def mean_tuning_curve(self, ns):
         r"""Exact mean of the best of n draws: :math:`a + \int_a^b 1 - F(x)^n dx`."""

@@ -74,3 +74,25 @@ def test_cdf_and_pdf_memory_stays_bounded_for_many_points():
         assert cdf[i] == pytest.approx(brute, abs=1e-13)
         assert pdf[i] == pytest.approx(
             np.sum(stats.norm.pdf(x[i], centres, 0.01)) / kde.data.size, rel=1e-12)
+
+
+@pytest.mark.parametrize("bandwidth", [0.002, 0.05, 0.4])
+def test_quantiles_are_brentqs_bit_for_bit(bandwidth):
+    # ppf runs Brent's method on every level at once: each level must land where
+    # scipy's brentq lands, step for step, tiny and near-one levels included.
+    from scipy import optimize
+
+    rng = np.random.default_rng(7)
+    data = np.round(rng.beta(2, 5, 120), 2)
+    for bounds in ((0.0, 1.0), (data.min() - 0.1, data.max() + 0.2)):
+        kde = ReflectedKDE(data, bandwidth, bounds=bounds)
+        a, b = kde.bounds
+        levels = np.concatenate([rng.random(60), 10.0 ** -rng.integers(5, 320, 12),
+                                 1 - rng.random(6) * 1e-13, [0.0, 1.0, 0.5]])
+        expected = [optimize.brentq(lambda x, t=t, k=kde: k.cdf(x) - t, a, b,
+                                    xtol=1e-14)
+                    if 0 < t < 1 else (a if t <= 0 else b) for t in levels]
+        np.testing.assert_array_equal(kde.ppf(levels), expected)
+        np.testing.assert_array_equal(kde.ppf(levels.reshape(3, -1)),
+                                      np.reshape(expected, (3, -1)))
+        assert kde.ppf(0.3) == kde.ppf([0.3])[0]
