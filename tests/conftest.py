@@ -29,6 +29,30 @@ def pytest_runtest_setup(item):
                 pytest.skip(f"needs {package}: pip install -e '.[{EXTRAS[package]}]'")
 
 
+def _missing_optional(error: BaseException) -> str | None:
+    """The optional package whose absence raised `error`, if that is what it is."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return None
+    package = error.name.split(".")[0]
+    if package in EXTRAS and importlib.util.find_spec(package) is None:
+        return package
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    # A test that imports an optional package it did not declare with `needs` is
+    # skipped the same way where the package is missing (a core or dev-only
+    # install), rather than failing on an import the extras would satisfy.
+    try:
+        return (yield)
+    except ModuleNotFoundError as error:
+        package = _missing_optional(error)
+        if package is None:
+            raise
+        pytest.skip(f"needs {package}: pip install -e '.[{EXTRAS[package]}]'")
+
+
 # The slow tests, as measured (seconds each on a 2-core machine): marked `slow`
 # here, in one place, so that `pytest -m "not slow"` is the quick loop. Whole
 # modules that run notebooks, searches, servers or builds; and the single tests

@@ -65,6 +65,7 @@ def test_each_notebook_has_a_handful_of_exercises_with_solutions(path):
         assert not [o for o in cell.outputs if o.output_type == "error"], cell.source
 
 
+@pytest.mark.needs("nbgrader")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_the_student_version_has_no_solutions_outputs_or_teacher_cells(students, path):
     teacher = _read(path)
@@ -130,6 +131,7 @@ def test_feature_ablation_section():
         assert group in printed, group
 
 
+@pytest.mark.needs("nbgrader")
 def test_the_student_versions_print_no_wide_tables(students):
     """The teacher's notebooks print no line wider than 150 characters outside the
     cells the student versions leave out (the claims tables, some 250 wide)."""

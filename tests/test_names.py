@@ -126,6 +126,7 @@ def test_bidirectional_controls_are_escapes_on_the_terminal(tmp_path, capsys):
     assert status == 2 and "\u202e" not in err and "nothing\\u202e" in err
 
 
+@pytest.mark.needs("matplotlib")
 @pytest.mark.parametrize("suffix", [".md", ".html"])
 def test_bidirectional_controls_are_escapes_in_a_report(tmp_path, capsys, suffix):
     path = results_of(tmp_path, ["safe", "evil\u202eab", "\u2067iso\u2069"])

@@ -119,7 +119,9 @@ def test_bad_errors_argument_is_refused():
         import_optional_dependency("tqdm", errors="warn")
 
 
-@pytest.mark.parametrize("package", ["matplotlib", "seaborn"])
+# Without matplotlib, seaborn's absence is never reached: that case needs it.
+@pytest.mark.parametrize("package", [
+    "matplotlib", pytest.param("seaborn", marks=pytest.mark.needs("matplotlib"))])
 def test_without_matplotlib_a_figure_is_one_line_naming_the_extra(monkeypatch,
                                                                    package):
     """Drawing needs the notebooks extra; a core install says so in one line, for

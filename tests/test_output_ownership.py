@@ -201,6 +201,7 @@ def test_an_existing_file_evp_did_not_write_is_replaced_only_with_force(
 
 # ------------------------- 5. a report's figures folder that is an input
 
+@pytest.mark.needs("matplotlib")
 @pytest.mark.parametrize("suffix", [".md", ".tex"])
 def test_a_report_never_writes_figures_into_the_folder_it_reads(tmp_path, suffix):
     inputs = tmp_path / "X-figures"

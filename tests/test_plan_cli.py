@@ -171,6 +171,7 @@ def test_plan_refuses_a_model_against_itself(close_models, capsys):
     assert "both 'bert'" in capsys.readouterr().err
 
 
+@pytest.mark.needs("matplotlib")
 def test_plan_and_the_report_say_the_same(tmp_path, capsys):
     # One question, one number: evp plan's sentence is the report's, word for word
     # (the same extra rounds, replications and seed).

@@ -440,6 +440,7 @@ def test_tasks_pooled_without_a_task_role_are_said():
     assert not judged.warnings
 
 
+@pytest.mark.needs("papermill")
 def test_every_command_takes_task(tmp_path, capsys):
     from evp.cli import main
 

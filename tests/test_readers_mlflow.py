@@ -160,6 +160,7 @@ def test_the_command_line_reads_a_store_with_experiment(stores, capsys):
     assert "--experiment: name the MLflow experiment" in capsys.readouterr().err
 
 
+@pytest.mark.needs("mlflow")
 def test_an_optuna_or_other_sqlite_file_is_never_written(tmp_path):
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as db:

@@ -437,6 +437,7 @@ def test_a_failed_run_leaves_the_folder_and_a_foreign_folder_is_refused(tmp_path
     assert (mine / "thesis.tex").read_text() == "years of work"
 
 
+@pytest.mark.needs("papermill")
 def test_run_refuses_an_out_folder_that_holds_the_results(tmp_path):
     path = tmp_path / "runs.csv"
     scores_frame().to_csv(path, index=False)
@@ -502,7 +503,8 @@ HOSTILE = ["<img src=x onerror=alert(1)>\n# Owned", "[x](javascript:alert(1))",
 
 
 def test_the_markdown_report_shows_hostile_names_as_text():
-    from markdown_it import MarkdownIt
+    # markdown-it comes with the notebooks' and the site's extras.
+    MarkdownIt = pytest.importorskip("markdown_it").MarkdownIt
 
     from evp.report import Report
 
@@ -778,6 +780,7 @@ def test_a_big_file_is_read_column_by_column(tmp_path, monkeypatch):
     np.testing.assert_allclose(results.frame["acc"], frame["acc"])
 
 
+@pytest.mark.needs("papermill")
 def test_a_second_evp_run_into_one_folder_is_refused_in_one_line(tmp_path):
     path = tmp_path / "runs.csv"
     scores_frame().to_csv(path, index=False)
