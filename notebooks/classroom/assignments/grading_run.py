@@ -827,22 +827,25 @@ def nbgrader(course: Path, *args: str, check: bool = True) -> str:
 
 def autograde(course: Path, assignment: str, students: list[str], jobs: int = 1,
               options: tuple[str, ...] = ()) -> str:
-    """``nbgrader autograde assignment`` for `students`, in `jobs` processes at
-    once (each grades every `jobs`-th student; they share the gradebook, each
-    waiting for its lock); their logs. Every process must exit 0: every notebook
-    got a grade."""
+    """``nbgrader autograde assignment`` for `students` (and no one else who
+    handed it in), in `jobs` processes at once (each grades every `jobs`-th
+    student; they share the gradebook, each waiting for its lock); their logs.
+    Every process must exit 0: every notebook got a grade."""
     from concurrent.futures import ThreadPoolExecutor
 
+    handed_in = {folder.parent.name
+                 for folder in (course / "submitted").glob(f"*/{assignment}")}
     jobs = max(1, min(jobs, len(students)))
-    if jobs == 1:
-        return nbgrader(course, "autograde", assignment, *options)
     chunks = [students[i::jobs] for i in range(jobs)]
 
     def grade(chunk):
-        others = sorted(set(students) - set(chunk))
+        others = sorted((handed_in | set(students)) - set(chunk))
         return nbgrader(course, "autograde", assignment, *options,
-                        f"--CourseDirectory.student_id_exclude={','.join(others)}")
+                        *([f"--CourseDirectory.student_id_exclude={','.join(others)}"]
+                          if others else []))
 
+    if jobs == 1:
+        return grade(chunks[0])
     with ThreadPoolExecutor(jobs) as pool:
         return "\n".join(pool.map(grade, chunks))
 
@@ -901,14 +904,15 @@ def _leftovers() -> list[str]:
 
 def grade_class(course: Path, students=STUDENTS, assignments=None,
                 timeout: int | None = None, options: tuple[str, ...] = (),
-                jobs: int = 1, notebook_timeout: float | dict | None = 120,
+                jobs: int | dict = 1, notebook_timeout: float | dict | None = 120,
                 hogs: int = 0, hands_in: dict[str, list[str]] | None = None,
                 memory_limit: int | None = 512 << 20, progress: bool = False) -> dict:
     """Release, hand in, grade, return feedback; what happened, as a dict.
     `hands_in` ({student: assignments}) says who hands in what (default: every
-    student every assignment); `memory_limit`, the memory a notebook's
-    processes may hold together (default 512 MiB, light on the machine; None:
-    the course's own, 4 GiB)."""
+    student every assignment); `jobs`, the notebooks graded at once, for every
+    assignment or per assignment ({assignment: jobs}, 1 where not named);
+    `memory_limit`, the memory a notebook's processes may hold together
+    (default 512 MiB, light on the machine; None: the course's own, 4 GiB)."""
     assignments = list(assignments or sorted(FULL))
     students = list(students)
     hands_in = {s: [a for a in (hands_in or {}).get(s, assignments)
@@ -918,6 +922,7 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
     limits = (dict(notebook_timeout) if isinstance(notebook_timeout, dict)
               else dict.fromkeys(assignments, notebook_timeout))
     sleeps = int((limits.get("expected_max_estimator") or 300) // 4) + 4
+    at_once = jobs if isinstance(jobs, dict) else dict.fromkeys(assignments, jobs)
     for assignment in assignments:
         nbgrader(course, "generate_assignment", assignment)
         for student in students:
@@ -934,7 +939,7 @@ def grade_class(course: Path, students=STUDENTS, assignments=None,
             start = time.perf_counter()
             logs[assignment] = autograde(
                 course, assignment, [s for s in students if assignment in hands_in[s]],
-                jobs, (*extra, *_limit(limits.get(assignment))))
+                at_once.get(assignment, 1), (*extra, *_limit(limits.get(assignment))))
             seconds[assignment] = time.perf_counter() - start
             if progress:
                 print(f"autograde {assignment}: {seconds[assignment]:.1f} s, "
