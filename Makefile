@@ -55,7 +55,10 @@ test: $(VENV)/.dev
 	@# worker is free, so the long files (the class graded, the notebooks' matrix, the
 	@# slowest notebooks) do not end up on one core. notebooks/conftest.py sends the
 	@# notebooks' figures to a temporary folder, so the checkout stays as it is.
-	PYTHONUNBUFFERED=1 $(BIN)/python -m pytest -p no:cacheprovider -n 2 \
+	@# One BLAS thread a worker: two workers on two cores, and two BLAS threads each
+	@# made the products three times slower (the same numbers either way).
+	PYTHONUNBUFFERED=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+		$(BIN)/python -m pytest -p no:cacheprovider -n 2 \
 		--dist loadfile --durations=25 --doctest-modules --nbval-lax \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--ignore=notebooks/classroom/assignments tests evp notebooks
