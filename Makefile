@@ -53,7 +53,7 @@ test: $(VENV)/.dev
 	@# One session on both cores (pytest-xdist): the tests, the docstrings' examples
 	@# and nbval over the executed notebooks, each file on one worker, taken as a
 	@# worker is free, so the long files (the class graded, the notebooks' matrix, the
-	@# slowest notebooks) do not end up on one core. notebooks/conftest.py sends the
+	@# slowest notebooks) do not end up on one core. conftest.py sends the
 	@# notebooks' figures to a temporary folder, so the checkout stays as it is.
 	@# One BLAS thread a worker: two workers on two cores, and two BLAS threads each
 	@# made the products three times slower (the same numbers either way).

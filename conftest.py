@@ -1,4 +1,7 @@
-"""Settings for nbval over the executed notebooks (``make test``)."""
+"""Settings for nbval over the executed notebooks (``make test``), which run in one
+session with the tests: here, at the top, so that no second conftest module sits
+beside tests/conftest.py among the files the docstrings' examples are collected
+from. Every hook below touches the notebooks' cells only."""
 
 import os
 import shutil
@@ -25,7 +28,7 @@ def pytest_collection_modifyitems(items):
 def pytest_runtest_setup(item):
     # Before nbval starts a notebook's kernel (at its first cell), which keeps the
     # environment it started with; the tests in this process after it see none.
-    if "EVP_FIGURES_DIR" in os.environ:
+    if item.path.suffix != ".ipynb" or "EVP_FIGURES_DIR" in os.environ:
         return
     if not _FIGURES:
         _FIGURES.append(tempfile.mkdtemp(prefix="evp-nbval-figures-"))
