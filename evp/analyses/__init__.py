@@ -891,20 +891,14 @@ class ManyTasks(Analysis):
     def tasks_table(self) -> pd.DataFrame:
         """What the tasks show of each pair, as :attr:`across` says it line by
         line, as a compact table: a row per pair and run of budgets alike."""
-        counted = self.counted
-        columns = ["tasks", "a ahead", "b ahead", "a strong", "b strong"]
         rows = []
-        for (a, b), part in counted.groupby(["a", "b"], sort=False):
-            part = part.set_index("n")
-            ns = list(part.index)
-            key = {n: tuple(int(v) for v in part.loc[n, columns]) for n in ns}
-            for run in wording.runs(ns, key):
-                tasks, ahead_a, ahead_b, strong_a, strong_b = key[run[0]]
-                rows.append({"pair": f"{a} vs {b}",
-                             "at": wording.span(run, ns).removeprefix("n = "),
-                             "tasks": tasks, "first ahead": ahead_a,
-                             "second ahead": ahead_b, "first strong": strong_a,
-                             "second strong": strong_b})
+        for a, b, run, ns, counts in wording.pair_runs(self.counted):
+            tasks, ahead_a, ahead_b, strong_a, strong_b = counts
+            rows.append({"pair": f"{a} vs {b}",
+                         "at": wording.span(run, ns).removeprefix("n = "),
+                         "tasks": tasks, "first ahead": ahead_a,
+                         "second ahead": ahead_b, "first strong": strong_a,
+                         "second strong": strong_b})
         return pd.DataFrame(rows)
 
     def ranks(self) -> pd.DataFrame:

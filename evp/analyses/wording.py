@@ -496,24 +496,32 @@ def across_tasks(pairs: pd.DataFrame, counted: pd.DataFrame, confidence: float,
     return sentences + tasks_show(counted, budgets, most=most)
 
 
-def tasks_show(counted: pd.DataFrame, budgets, *, most: int | None = None
-               ) -> list[str]:
-    """What the tasks show of each pair (:func:`evp.ranking.pair_tasks`), a
-    line per run of budgets alike, the first `most`."""
+def pair_runs(counted: pd.DataFrame):
+    """(a, b, run, ns, counts) for each pair of :func:`evp.ranking.pair_tasks`
+    and each run of budgets whose counts (tasks, a ahead, b ahead, a strong,
+    b strong) are alike: what the sentences and the compact table both show."""
     columns = ["tasks", "a ahead", "b ahead", "a strong", "b strong"]
-    shown = []
     for (a, b), part in counted.groupby(["a", "b"], sort=False):
         part = part.set_index("n")
         ns = list(part.index)
         key = {n: tuple(int(v) for v in part.loc[n, columns]) for n in ns}
         for run in runs(ns, key):
-            tasks, ahead_a, ahead_b, strong_a, strong_b = key[run[0]]
-            verdicts_ = ("no strong within-task verdict" if not strong_a + strong_b
-                         else f"strong within-task verdicts: {a} on {strong_a}, "
-                              f"{b} on {strong_b}")
-            shown.append(
-                f"{a} vs {b} at {span(run, budgets)}: {a} ahead on {ahead_a} of "
-                f"{tasks} tasks, {b} on {ahead_b}; {verdicts_}.")
+            yield a, b, run, ns, key[run[0]]
+
+
+def tasks_show(counted: pd.DataFrame, budgets, *, most: int | None = None
+               ) -> list[str]:
+    """What the tasks show of each pair (:func:`evp.ranking.pair_tasks`), a
+    line per run of budgets alike, the first `most`."""
+    shown = []
+    for a, b, run, _ns, counts in pair_runs(counted):
+        tasks, ahead_a, ahead_b, strong_a, strong_b = counts
+        verdicts_ = ("no strong within-task verdict" if not strong_a + strong_b
+                     else f"strong within-task verdicts: {a} on {strong_a}, "
+                          f"{b} on {strong_b}")
+        shown.append(
+            f"{a} vs {b} at {span(run, budgets)}: {a} ahead on {ahead_a} of "
+            f"{tasks} tasks, {b} on {ahead_b}; {verdicts_}.")
     if most is not None and len(shown) > most:
         shown = [*shown[:most], f"{len(shown) - most} more lines like these; the "
                                 "table of the pairs' tasks lists them."]
