@@ -5,25 +5,36 @@ BIN := $(VENV)/bin
 LOCK := requirements/lock.txt
 # Build tools come from the lock too, so an install next year builds the same way.
 PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(LOCK)
+# uv installs the same pins from the same lock in seconds where pip takes minutes.
+# It reads none of pip's settings, so it is told the find-links pip is told by the
+# environment; where it cannot install (no uv for this platform, or a pinned file
+# that only pip's own configuration points to), pip installs instead.
+UV_INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python -c $(LOCK) \
+	$(foreach links,$(PIP_FIND_LINKS),--find-links $(links))
+install = $(UV_INSTALL) $(1) || $(PIP_INSTALL) $(1)
+NOTEBOOK_EXTRAS := notebooks,peers
+DEV_EXTRAS := notebooks,search,classroom,peers,dev,tuners,ray,mlflow,site
+SITE_EXTRAS := notebooks,classroom,site
 
 .PHONY: reproduce test site slides lab lint lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) setuptools wheel
+	-$(PIP_INSTALL) uv
 
 # One stamp per set of extras: rerunning is cheap, editing pyproject or the lock reinstalls.
 # The notebooks' extra, and the peers that benchmark_study sets beside evp's answers.
 $(VENV)/.notebooks: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,peers]"
+	$(call install,--no-build-isolation -e ".[$(NOTEBOOK_EXTRAS)]")
 	touch $@
 
 $(VENV)/.dev: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,search,classroom,peers,dev,tuners,ray,mlflow,site]"
+	$(call install,--no-build-isolation -e ".[$(DEV_EXTRAS)]")
 	touch $@ $(VENV)/.notebooks $(VENV)/.site
 
 $(VENV)/.site: $(BIN)/python pyproject.toml $(LOCK)
-	$(PIP_INSTALL) --no-build-isolation -e ".[notebooks,classroom,site]"
+	$(call install,--no-build-isolation -e ".[$(SITE_EXTRAS)]")
 	touch $@
 
 ## reproduce: execute every notebook with papermill and write its figures
@@ -52,14 +63,14 @@ test: $(VENV)/.dev
 	$(BIN)/ruff check evp tests benchmarks docs
 	@# One session on both cores (pytest-xdist): the tests, the docstrings' examples
 	@# and nbval over the executed notebooks, each file on one worker, taken as a
-	@# worker is free, so the long files (the class graded, the notebooks' matrix, the
-	@# slowest notebooks) do not end up on one core. conftest.py sends the
+	@# worker is free, the longest first (conftest.py's LONGEST_FIRST), so that no long
+	@# file starts last and ends on one core while the other waits. conftest.py sends the
 	@# notebooks' figures to a temporary folder, so the checkout stays as it is.
 	@# One BLAS thread a worker: two workers on two cores, and two BLAS threads each
 	@# made the products three times slower (the same numbers either way).
 	PYTHONUNBUFFERED=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 		$(BIN)/python -m pytest -p no:cacheprovider -n 2 \
-		--dist loadfile --durations=25 --doctest-modules --nbval-lax \
+		--dist loadfile --no-loadscope-reorder --durations=25 --doctest-modules --nbval-lax \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--ignore=notebooks/classroom/assignments tests evp notebooks
 
