@@ -88,6 +88,7 @@ __all__ = [
     "Threshold",
     "choose_threshold",
     "confidence_set",
+    "fit_tail",
     "goodness_of_fit",
 ]
 
@@ -1421,15 +1422,15 @@ def _tail_band(ys, threshold, confidence, minimize, method):
     if ys.ndim != 1 or ys.size == 0 or not np.isfinite(ys).all():
         raise ValueError("ys must be a non-empty 1-D array of finite scores")
     threshold = _as_real(threshold, "threshold")
+    # A loss's band is the band of the negated losses (the concave mirror), not
+    # the losses' band reflected: with ties the two differ (a step function's
+    # reflection moves its jumps to the other side), and a loss must get exactly
+    # the answer of its negation, maximised.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # ties: see the docs
-        band = cdf_band(ys, confidence, method=method)
+        band = cdf_band(-ys if minimize else ys, confidence, method=method)
     y, lower, upper = band.scores, band.lower, band.upper
-    if minimize:  # F(y) of the losses <-> 1 - F(-y) of the mirror
-        y, lower, upper = -y[::-1], 1 - upper[::-1], 1 - lower[::-1]
-        inside = y >= -threshold
-    else:
-        inside = y > threshold
+    inside = y > (-threshold if minimize else threshold)  # strictly beyond it
     y, lower, upper = y[inside], lower[inside], upper[inside]
     if y.size < MIN_OBSERVED:
         raise ValueError(f"threshold {threshold!r} leaves {y.size} of {ys.size} "
@@ -1453,7 +1454,7 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
     the true :math:`\theta` with probability at least ``confidence``.
 
     **Assumption:** the scores are i.i.d. (random search) and, in the fitted
-    region (above `threshold`; at or below it when `minimize`), their CDF *is* a
+    region (above `threshold`; below it when `minimize`), their CDF *is* a
     noisy quadratic CDF (or its no-noise limit, o = 0). Below the threshold
     nothing is assumed. The threshold must be chosen without looking at the
     data for the guarantee to hold exactly (a threshold from
@@ -1464,8 +1465,8 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
     ys : array_like, shape (n,)
         All the scores (the band needs the ranks among all n).
     threshold : float
-        Start of the fitted region: scores above it (below or at it when
-        minimising) are the tail.
+        Start of the fitted region: scores above it (below it when minimising)
+        are the tail; a score equal to it is not.
     confidence : float in (0, 1), default 0.8
     minimize : bool, default False
         The scores are losses: the convex form, whose best end is a.
@@ -1626,6 +1627,63 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
                          _members=tuple(members))
 
 
+def fit_tail(ys, threshold, *, minimize=False, constraints=None):
+    """The maximum-spacing fit of the noisy quadratic tail beyond `threshold`.
+
+    The scores above `threshold` (a loss's: below it; a score equal to it is not
+    in the tail) are fitted; the rest count, censored, as rounds beyond the
+    other side. A loss's fit is the mirror image of the fit of the negated
+    losses, maximised: a convex :class:`NoisyQuadraticDistribution` with
+    :math:`a = -b'` and :math:`b = -a'`, so that a loss and its negation give one
+    answer, exactly (as :func:`confidence_set` does).
+
+    Parameters
+    ----------
+    ys : array_like, shape (n,)
+        All the scores.
+    threshold : float
+    minimize : bool, default False
+        The scores are losses.
+    constraints : mapping, optional
+        As for :meth:`NoisyQuadraticDistribution.fit`, in the scores' own terms
+        (``"a"`` bounds a loss's least value); ``convex`` is set from
+        `minimize`.
+
+    Returns
+    -------
+    NoisyQuadraticDistribution
+        Convex when `minimize`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evp.parametric import NoisyQuadraticDistribution, fit_tail
+    >>> ys = NoisyQuadraticDistribution(0.80, 0.90, 2, 0.004).sample(
+    ...     300, rng=np.random.default_rng(1))
+    >>> score, loss = fit_tail(ys, 0.85), fit_tail(-ys, -0.85, minimize=True)
+    >>> bool(loss.convex), loss.a == -score.b, loss.b == -score.a
+    (True, True, True)
+    """
+    minimize = _as_direction(minimize, False)
+    threshold = _as_real(threshold, "threshold")
+    constraints = dict(constraints or {})
+    constraints["convex"] = False
+    if not minimize:
+        return NoisyQuadraticDistribution.fit(ys, (threshold, np.inf), constraints)
+    scores = np.asarray(ys.to_numpy() if hasattr(ys, "to_numpy") else ys)
+    try:
+        scores = -np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"ys must be numeric, got {_describe(ys)}") from None
+    # The mirror's b is the loss's a (its best end), and the other way round.
+    ends = {name: constraints.pop(name) for name in ("a", "b") if name in constraints}
+    for name, value in ends.items():
+        low, high = _interval(value, name)
+        constraints["b" if name == "a" else "a"] = (-high, -low)
+    fit = NoisyQuadraticDistribution.fit(scores, (-threshold, np.inf), constraints)
+    return NoisyQuadraticDistribution(-fit.b, -fit.a, fit.c, fit.o, convex=True)
+
+
 # ---------------------------------------------------- goodness of fit, threshold
 
 
@@ -1657,7 +1715,7 @@ def goodness_of_fit(dist, ys, threshold, confidence=0.95, *,
                     method="ld_highest_density"):
     """Check a fitted (noisy) quadratic tail against a simultaneous CDF band.
 
-    If the model holds above `threshold` (at or below it for a convex fit), its
+    If the model holds above `threshold` (below it for a convex fit), its
     true CDF lies inside the band at every tail order statistic with probability
     `confidence`; a fitted CDF that leaves the band is evidence against the
     model, or against the threshold (lower it less, raise it more). This is the
@@ -1742,8 +1800,7 @@ def choose_threshold(ys, *, minimize=False, confidence=0.95,
     quantiles : sequence of float in (0, 1)
         The candidates, as quantiles of the scores.
     constraints : mapping, optional
-        Passed to :meth:`NoisyQuadraticDistribution.fit` (``convex`` is set from
-        `minimize`).
+        Passed to :func:`fit_tail` (``convex`` is set from `minimize`).
 
     Returns
     -------
@@ -1752,14 +1809,12 @@ def choose_threshold(ys, *, minimize=False, confidence=0.95,
     scores = np.asarray(ys.to_numpy() if hasattr(ys, "to_numpy") else ys, float)
     minimize = _as_direction(minimize, False)
     levels = sorted(float(_as_level(q)) for q in quantiles)
-    constraints = dict(constraints or {})
-    constraints["convex"] = minimize
     tried = []
     for level in levels:
         threshold = float(np.quantile(scores, 1 - level if minimize else level))
-        limits = (-np.inf, threshold) if minimize else (threshold, np.inf)
         try:
-            fit = NoisyQuadraticDistribution.fit(scores, limits, constraints)
+            fit = fit_tail(scores, threshold, minimize=minimize,
+                           constraints=constraints)
         except ValueError:
             tried.append((threshold, False))
             continue

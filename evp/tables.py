@@ -44,7 +44,7 @@ from evp.estimators import (
     expected_max_std,
     quantile_tuning_curve,
 )
-from evp.parametric import NoisyQuadraticDistribution, confidence_set
+from evp.parametric import confidence_set, fit_tail
 from evp.planning import (
     DEFAULT_MORE_ROUNDS,
     verdict_power,
@@ -564,22 +564,20 @@ def tail_fits(results: Results, threshold: float, confidence: float = 0.8,
     low, high = results.limits if bounds is None else (
         -math.inf if bounds[0] is None else float(bounds[0]),
         math.inf if bounds[1] is None else float(bounds[1]))
-    constraints = {"convex": minimize}
+    constraints = {}
     if math.isfinite(low) or math.isfinite(high):
         constraints["a" if minimize else "b"] = (low, high)
     scores, _ = _finite(results, beyond=threshold)
     found_fits = []
     for model, ys in scores.items():
-        beyond = int(np.sum(ys <= threshold if minimize else ys > threshold))
+        beyond = int(np.sum(ys < threshold if minimize else ys > threshold))
         if beyond < at_least:
             raise ValueError(
                 f"threshold {threshold:g}: only {beyond} of the {len(ys)} rounds of "
-                f"{model} lie {'at or below' if minimize else 'above'} it, and a fit "
+                f"{model} lie {'below' if minimize else 'above'} it, and a fit "
                 f"needs at least {at_least}: give a "
                 f"{'higher' if minimize else 'lower'} threshold")
-        limits = (-np.inf, threshold) if minimize else (threshold, np.inf)
-        fit = NoisyQuadraticDistribution.fit(ys, limits=limits,
-                                             constraints=constraints)
+        fit = fit_tail(ys, threshold, minimize=minimize, constraints=constraints)
         found = confidence_set(ys, threshold, confidence, minimize=minimize)
         best = tuple(float(v) for v in _within(found.best, (low, high), ys))
         found_fits.append(TailFit(model, ys, fit, found, best, (low, high)))
@@ -634,7 +632,7 @@ def qq_table(dist, ys, threshold: float, *, confidence: float = 0.95,
     """
     found = cdf_band(ys, confidence, method=method)
     y, n = found.scores, found.n
-    tail = y <= threshold if dist.convex else y > threshold
+    tail = y < threshold if dist.convex else y > threshold
     positions = (np.arange(1, n + 1) - 0.5) / n
     x = dist.ppf(positions[tail])
     low, high = dist.ppf(found.lower[tail]), dist.ppf(found.upper[tail])

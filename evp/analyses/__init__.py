@@ -487,8 +487,12 @@ def tail(results: Results, threshold: float, confidence: float = 0.8,
             notes.append(f"{found.model}: only {kept.n_tail} rounds beyond "
                          f"{threshold:g}, so the set is wide; a threshold further "
                          "from the best scores keeps more of them")
+    # Where a curve of the set is not beyond the threshold the model says nothing,
+    # and the band's worse edge is open: -inf for a score, +inf for a loss.
+    open_edge = "+inf" if results.minimize else "-inf"
     lines.append(f"median best of n by the fitted tail, and its {confidence:.0%} "
-                 f"band (-inf where the model says nothing: below {threshold:g})")
+                 f"band (its worse edge {open_edge} where the model says nothing: "
+                 f"not beyond {threshold:g})")
     return Tail(results, tail_table(fits, ns),
                 f"Tuning curves by the fitted noisy quadratic tail beyond "
                 f"{threshold:g}", confidence, "ld_highest_density", tuple(notes),
