@@ -8,8 +8,10 @@ PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check 
 # uv installs the same pins from the same lock in seconds where pip takes minutes.
 # It reads none of pip's settings, so it is told the find-links pip is told by the
 # environment; where it cannot install (no uv for this platform, or a pinned file
-# that only pip's own configuration points to), pip installs instead.
-UV_INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python -c $(LOCK) \
+# that only pip's own configuration points to), pip installs instead. It compiles
+# the bytecode as pip does: without it every process (each notebook's kernel, the
+# sandboxed graders that cannot write it) compiles numpy and the rest again.
+UV_INSTALL := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c $(LOCK) \
 	$(foreach links,$(PIP_FIND_LINKS),--find-links $(links))
 install = $(UV_INSTALL) $(1) || $(PIP_INSTALL) $(1)
 NOTEBOOK_EXTRAS := notebooks,peers

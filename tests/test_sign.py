@@ -149,14 +149,18 @@ def test_tail():
     assert (loss.scores_as_read["svm"] == 0.4).sum() == 1
     a = analyses.tail(loss, 0.4)
     b = analyses.tail(score, -0.4)
-    # A loss's fit and confidence set are the mirror images of its negation's:
-    # exactly negated.
+    # A loss's confidence set is the mirror image of its negation's: its band is
+    # exactly negated. So is its fit, the same optimisation of the same negated
+    # losses, to the optimiser's last digits: they vary from process to process
+    # (numpy's sums by memory alignment), about 1e-8 here.
     negated(a.table, b.table, swaps=[("band lower", "band upper")],
-            negate=["fitted median"], same=["model", "n"])
+            same=["model", "n"])
+    np.testing.assert_allclose(a.table["fitted median"], -b.table["fitted median"],
+                               rtol=1e-6)
     for x, y in zip(a.fits, b.fits, strict=True):
-        assert (x.fit.convex, y.fit.convex) == (True, False)
-        assert (x.fit.a, x.fit.b, x.fit.c, x.fit.o) == (-y.fit.b, -y.fit.a, y.fit.c,
-                                                        y.fit.o)
+        assert (x.fit.convex, y.fit.convex, x.fit.c) == (True, False, y.fit.c)
+        np.testing.assert_allclose([x.fit.a, x.fit.b, x.fit.o],
+                                   [-y.fit.b, -y.fit.a, y.fit.o], rtol=1e-6)
         assert x.best == (-y.best[1], -y.best[0])
         assert (x.found.c, x.found.o, x.found.n_tail) == (y.found.c, y.found.o,
                                                          y.found.n_tail)
