@@ -90,6 +90,7 @@ __all__ = [
     "confidence_set",
     "fit_tail",
     "goodness_of_fit",
+    "in_tail",
 ]
 
 C_MIN, C_MAX = 1, 10
@@ -1625,6 +1626,20 @@ def confidence_set(ys, threshold, confidence=0.8, *, minimize=False,
                          confidence=float(confidence), threshold=float(threshold),
                          minimize=minimize, n_tail=n_tail, n=n,
                          _members=tuple(members))
+
+
+def in_tail(ys, threshold, *, minimize=False) -> np.ndarray:
+    """Which scores lie beyond `threshold`, in the fitted tail: strictly above it,
+    or a loss's strictly below it (a score equal to it is not).
+
+    >>> import numpy as np
+    >>> from evp.parametric import in_tail
+    >>> ys = np.array([0.3, 0.4, 0.5])
+    >>> in_tail(ys, 0.4), in_tail(ys, 0.4, minimize=True)
+    (array([False, False,  True]), array([ True, False, False]))
+    """
+    ys = np.asarray(ys, dtype=float)
+    return ys < threshold if minimize else ys > threshold
 
 
 def fit_tail(ys, threshold, *, minimize=False, constraints=None):

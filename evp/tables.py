@@ -44,7 +44,7 @@ from evp.estimators import (
     expected_max_std,
     quantile_tuning_curve,
 )
-from evp.parametric import confidence_set, fit_tail
+from evp.parametric import confidence_set, fit_tail, in_tail
 from evp.planning import (
     DEFAULT_MORE_ROUNDS,
     verdict_power,
@@ -570,7 +570,7 @@ def tail_fits(results: Results, threshold: float, confidence: float = 0.8,
     scores, _ = _finite(results, beyond=threshold)
     found_fits = []
     for model, ys in scores.items():
-        beyond = int(np.sum(ys < threshold if minimize else ys > threshold))
+        beyond = int(np.sum(in_tail(ys, threshold, minimize=minimize)))
         if beyond < at_least:
             raise ValueError(
                 f"threshold {threshold:g}: only {beyond} of the {len(ys)} rounds of "
@@ -632,7 +632,7 @@ def qq_table(dist, ys, threshold: float, *, confidence: float = 0.95,
     """
     found = cdf_band(ys, confidence, method=method)
     y, n = found.scores, found.n
-    tail = y < threshold if dist.convex else y > threshold
+    tail = in_tail(y, threshold, minimize=dist.convex)
     positions = (np.arange(1, n + 1) - 0.5) / n
     x = dist.ppf(positions[tail])
     low, high = dist.ppf(found.lower[tail]), dist.ppf(found.upper[tail])
